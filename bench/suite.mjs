@@ -1,0 +1,516 @@
+// The benchmark suite proper. Started by run.mjs as `node --expose-gc bench/suite.mjs`; forks the
+// server (server.mjs) into its own process and runs every contender against it, alternating
+// contenders round by round (the starting contender rotates) so that drift hits all alike.
+import { execFileSync, fork } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import * as C from './contenders.mjs';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const CFG = {
+  warmupCalls: QUICK ? 200 : 2000,
+  latencyRounds: QUICK ? 3 : 11,
+  latencyCallsPerRound: QUICK ? 100 : 400,
+  throughputRounds: QUICK ? 2 : 7,
+  throughputCallsPerRound: QUICK ? 640 : 4000,
+  concurrency: 64,
+  singleFlightCalls: 1000,
+  paginationPages: Number(process.env.BENCH_PAGES ?? (QUICK ? 500 : 10_000)),
+  pageSize: 100,
+  paginationRounds: QUICK ? 1 : 3,
+  pageRoundTrips: QUICK ? 100 : 400,
+  importRuns: QUICK ? 3 : 15,
+  coldStartRuns: QUICK ? 3 : 9,
+  microIterations: QUICK ? 5_000 : 50_000,
+};
+
+if (typeof globalThis.gc !== 'function') {
+  console.error('suite.mjs needs --expose-gc (run it through `npm run bench`).');
+  process.exit(2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// statistics
+
+const median = (xs) => quantile(xs, 0.5);
+function quantile(xs, q) {
+  const s = Float64Array.from(xs).sort();
+  if (s.length === 0) return NaN;
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+}
+const round = (x, d = 2) => (Number.isFinite(x) ? Number(x.toFixed(d)) : null);
+const rotate = (arr, k) => arr.map((_, i) => arr[(i + k) % arr.length]);
+const log = (...a) => console.error(...a);
+
+// ---------------------------------------------------------------------------------------------
+// server
+
+const server = fork(join(C.BENCH_DIR, 'server.mjs'), [], {
+  env: { ...process.env, BENCH_PAGES: String(CFG.paginationPages) },
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
+const { port } = await new Promise((resolve, reject) => {
+  server.once('message', resolve);
+  server.once('error', reject);
+  server.once('exit', (code) => reject(new Error(`server exited (${code})`)));
+});
+const ORIGIN = `http://127.0.0.1:${port}`;
+const admin = new C.undici.Agent({ connections: 1 });
+async function serverPost(path) {
+  const res = await C.undici.request(ORIGIN + path, { method: 'POST', dispatcher: admin });
+  return res.body.json();
+}
+async function serverStats() {
+  const res = await C.undici.request(ORIGIN + '/__stats', { dispatcher: admin });
+  return res.body.json();
+}
+
+const started = performance.now();
+const results = {
+  machine: {
+    node: process.version,
+    v8: process.versions.v8,
+    platform: `${process.platform}-${process.arch}`,
+    cpuCount: availableParallelism(),
+    cpuModel: cpus()[0]?.model?.trim() ?? 'unknown',
+    // Other work on the machine shows here: the medians are robust to it, the p99s are not.
+    loadAverageAtStart: loadavg().map((x) => round(x, 2)),
+    date: new Date().toISOString(),
+  },
+  config: { ...CFG, quick: QUICK },
+};
+
+try {
+  const sdk = await C.importSdk();
+  const token = await C.fetchToken(ORIGIN);
+
+  // -------------------------------------------------------------------------------------------
+  // 1. One signed, idempotent POST: latency at concurrency 1, throughput at concurrency 64.
+  const contenders = [
+    C.minimalClient(ORIGIN, token),
+    C.rawClient(ORIGIN, token),
+    C.sdkClient(sdk, ORIGIN),
+    await C.openaiClient(ORIGIN, token),
+    C.stripeClient(ORIGIN, token),
+    C.fetchClient(ORIGIN, token),
+  ];
+  const names = contenders.map((c) => c.name);
+  log(`server on ${ORIGIN}; contenders: ${names.join(', ')}`);
+
+  for (const c of contenders) {
+    const check = await c.call();
+    const order = typeof check === 'string' ? JSON.parse(check) : check;
+    if (order.id === undefined || order.status !== 'locked') throw new Error(`${c.name} returned ${JSON.stringify(check)}`);
+  }
+  log('warm-up');
+  for (const k of [0, 1]) for (const c of rotate(contenders, k)) for (let i = 0; i < CFG.warmupCalls / 2; i++) await c.call();
+
+  log('latency at concurrency 1');
+  const latency = Object.fromEntries(names.map((n) => [n, []]));
+  for (let r = 0; r < CFG.latencyRounds; r++) {
+    for (const c of rotate(contenders, r)) {
+      const out = latency[c.name];
+      for (let i = 0; i < CFG.latencyCallsPerRound; i++) {
+        const t = performance.now();
+        await c.call();
+        out.push((performance.now() - t) * 1000);
+      }
+    }
+  }
+
+  log(`throughput at concurrency ${CFG.concurrency}`);
+  const throughput = Object.fromEntries(names.map((n) => [n, { rps: [], cpuPerCall: [] }]));
+  for (let r = 0; r < CFG.throughputRounds; r++) {
+    for (const c of rotate(contenders, r)) {
+      let next = 0;
+      const total = CFG.throughputCallsPerRound;
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: CFG.concurrency }, async () => {
+          while (next++ < total) await c.call();
+        }),
+      );
+      const seconds = (performance.now() - t0) / 1000;
+      const cpu = process.cpuUsage(cpu0);
+      throughput[c.name].rps.push(total / seconds);
+      throughput[c.name].cpuPerCall.push((cpu.user + cpu.system) / total);
+    }
+  }
+  for (const c of contenders) await c.close();
+
+  results.post = {};
+  for (const n of names) {
+    results.post[n] = {
+      latencyMedianUs: round(median(latency[n]), 1),
+      latencyP99Us: round(quantile(latency[n], 0.99), 1),
+      latencySamples: latency[n].length,
+      throughputRps: round(median(throughput[n].rps), 0),
+      clientCpuUsPerCall: round(median(throughput[n].cpuPerCall), 1),
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // 2. Token single-flight: 1,000 concurrent calls on a cold client.
+  log('token single-flight');
+  await serverPost('/__reset?delay=25');
+  {
+    const cold = C.sdkClient(sdk, ORIGIN);
+    const t0 = performance.now();
+    const settled = await Promise.allSettled(Array.from({ length: CFG.singleFlightCalls }, () => cold.call()));
+    const ms = performance.now() - t0;
+    const { tokenExchanges } = await serverStats();
+    results.tokenSingleFlight = {
+      calls: CFG.singleFlightCalls,
+      succeeded: settled.filter((s) => s.status === 'fulfilled').length,
+      tokenExchanges,
+      serverTokenDelayMs: 25,
+      totalMs: round(ms, 1),
+    };
+    await cold.close();
+  }
+  await serverPost('/__reset?delay=0');
+
+  // -------------------------------------------------------------------------------------------
+  // 3. Pagination: iterate every report, SDK `for await` against a hand-written undici loop.
+  log(`pagination: ${CFG.paginationPages} pages of ${CFG.pageSize}`);
+  const expectedItems = CFG.paginationPages * CFG.pageSize;
+  const pageDispatcher = new C.undici.Agent({ connections: 1 });
+  const pageClient = new sdk.MerchantClient({ baseUrl: ORIGIN, ...C.CREDENTIALS });
+  await pageClient.reports.list({ limit: 1 }); // token cached, pool warm
+
+  async function handLoop(onPage) {
+    let cursor;
+    let items = 0;
+    let pages = 0;
+    for (;;) {
+      const path = `/v1/reports?limit=${CFG.pageSize}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const res = await C.undici.request(ORIGIN + path, { dispatcher: pageDispatcher, headers: { accept: 'application/json', 'x-auth-token': `Bearer ${token}` } });
+      const page = JSON.parse(await res.body.text());
+      if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
+      for (const report of page.data) if (report.id !== '') items++;
+      if (++pages % 500 === 0 && onPage) onPage();
+      if (!page.has_more) return items;
+      cursor = page.next_cursor;
+    }
+  }
+  async function sdkLoop(onPage) {
+    let items = 0;
+    for await (const report of pageClient.reports.list({ limit: CFG.pageSize })) {
+      if (report.id !== '') items++;
+      if (items % (500 * CFG.pageSize) === 0 && onPage) onPage();
+    }
+    return items;
+  }
+  const loops = { hand: handLoop, sdk: sdkLoop };
+  const pageRuns = { hand: { ms: [], heapGrowth: [] }, sdk: { ms: [], heapGrowth: [] } };
+  const heapAfterGc = () => {
+    globalThis.gc();
+    globalThis.gc();
+    return process.memoryUsage().heapUsed;
+  };
+  for (let r = 0; r < CFG.paginationRounds; r++) {
+    for (const name of rotate(['hand', 'sdk'], r)) {
+      const before = heapAfterGc();
+      const t0 = performance.now();
+      const items = await loops[name]();
+      const ms = performance.now() - t0;
+      if (items !== expectedItems) throw new Error(`${name} pagination saw ${items} items, expected ${expectedItems}`);
+      pageRuns[name].ms.push(ms);
+      pageRuns[name].heapGrowth.push(heapAfterGc() - before);
+      log(`  ${name}: ${(ms / 1000).toFixed(2)} s`);
+    }
+  }
+  // One more SDK pass sampling the post-GC heap every 500 pages: flat during, not only after.
+  let sampledMax = -Infinity;
+  {
+    const before = heapAfterGc();
+    await sdkLoop(() => {
+      sampledMax = Math.max(sampledMax, heapAfterGc() - before);
+    });
+    sampledMax = Math.max(sampledMax, heapAfterGc() - before);
+  }
+  const handMs = median(pageRuns.hand.ms);
+  const sdkMs = median(pageRuns.sdk.ms);
+  results.pagination = {
+    items: expectedItems,
+    pages: CFG.paginationPages,
+    runsEach: CFG.paginationRounds,
+    handMs: round(handMs, 0),
+    sdkMs: round(sdkMs, 0),
+    handItemsPerSec: round(expectedItems / (handMs / 1000), 0),
+    sdkItemsPerSec: round(expectedItems / (sdkMs / 1000), 0),
+    sdkSpeedVsHand: round(handMs / sdkMs, 3),
+    sdkHeapGrowthAfterGcMB: round(Math.max(...pageRuns.sdk.heapGrowth) / 2 ** 20, 3),
+    sdkHeapGrowthSampledMaxMB: round(sampledMax / 2 ** 20, 3),
+    handHeapGrowthAfterGcMB: round(Math.max(...pageRuns.hand.heapGrowth) / 2 ** 20, 3),
+  };
+
+  // -------------------------------------------------------------------------------------------
+  // 4. Validation cost of one 100-item page against that page's round trip (SDK, concurrency 1).
+  log('validation cost');
+  const internals = await bundleInternals();
+  const pageBody = await (await C.undici.request(`${ORIGIN}/v1/reports?limit=${CFG.pageSize}`, { dispatcher: pageDispatcher })).body.text();
+  const pageJson = JSON.parse(pageBody);
+  const schema = internals.REPORTS_LIST.response;
+  if (!schema.safeParse(pageJson).success) throw new Error('the canned page does not validate');
+  const rtSdk = [];
+  const rtHand = [];
+  const validateUs = [];
+  const parseUs = [];
+  for (let r = 0; r < 4; r++) {
+    for (let i = 0; i < CFG.pageRoundTrips / 4; i++) {
+      let t = performance.now();
+      await pageClient.reports.list({ limit: CFG.pageSize });
+      rtSdk.push((performance.now() - t) * 1000);
+      t = performance.now();
+      const res = await C.undici.request(`${ORIGIN}/v1/reports?limit=${CFG.pageSize}`, { dispatcher: pageDispatcher, headers: { 'x-auth-token': `Bearer ${token}` } });
+      JSON.parse(await res.body.text());
+      rtHand.push((performance.now() - t) * 1000);
+    }
+    // Timed in batches of 20 (a single parse is close to the timer's resolution).
+    for (let i = 0; i < 50; i++) {
+      let t = performance.now();
+      for (let j = 0; j < 20; j++) schema.safeParse(pageJson);
+      validateUs.push(((performance.now() - t) * 1000) / 20);
+      t = performance.now();
+      for (let j = 0; j < 20; j++) JSON.parse(pageBody);
+      parseUs.push(((performance.now() - t) * 1000) / 20);
+    }
+  }
+  results.validation = {
+    pageItems: CFG.pageSize,
+    pageBytes: Buffer.byteLength(pageBody),
+    validateUs: round(median(validateUs), 1),
+    jsonParseUs: round(median(parseUs), 1),
+    sdkPageRoundTripUs: round(median(rtSdk), 1),
+    handPageRoundTripUs: round(median(rtHand), 1),
+    fractionOfRoundTrip: round(median(validateUs) / median(rtSdk), 4),
+  };
+  await pageClient.close();
+  await pageDispatcher.close();
+
+  // -------------------------------------------------------------------------------------------
+  // 5. Per-request signing cost: the SDK's own code (bundled from src/) against the inline version.
+  log('signing cost');
+  {
+    const body = Buffer.from(JSON.stringify(C.WITHDRAWAL));
+    const key = C.CREDENTIALS.signingKey;
+    const n = CFG.microIterations;
+    const sdkSign = () => internals.signAttempt(key, 'POST', '/v1/withdrawals', internals.sha256Hex(body), Date.now());
+    const inlineSign = () => {
+      const ts = String(Math.floor(Date.now() / 1000));
+      const nonce = randomUUID();
+      const hash = createHash('sha256').update(body).digest('hex');
+      return createHmac('sha256', key).update(`POST\n/v1/withdrawals\n${ts}\n${nonce}\n${hash}`).digest('base64') + nonce;
+    };
+    // Keyed HMAC reuse, for information: inner and outer pad states hashed once, copied per call.
+    const block = Buffer.alloc(64);
+    Buffer.from(key).copy(block); // keys up to 64 bytes, as here
+    const inner = createHash('sha256').update(block.map((b) => b ^ 0x36));
+    const outer = createHash('sha256').update(block.map((b) => b ^ 0x5c));
+    const keyedMac = (data) => outer.copy().update(inner.copy().update(data).digest()).digest('base64');
+    if (keyedMac('check') !== createHmac('sha256', key).update('check').digest('base64')) throw new Error('keyed HMAC mismatch');
+    const keyedSign = () => {
+      const ts = String(Math.floor(Date.now() / 1000));
+      const nonce = randomUUID();
+      const hash = createHash('sha256').update(body).digest('hex');
+      return keyedMac(`POST\n/v1/withdrawals\n${ts}\n${nonce}\n${hash}`) + nonce;
+    };
+    const sdkUs = [];
+    const inlineUs = [];
+    const keyedUs = [];
+    for (let r = 0; r < 10; r++) {
+      for (const [fn, out] of rotate([[sdkSign, sdkUs], [inlineSign, inlineUs], [keyedSign, keyedUs]], r)) {
+        const t = performance.now();
+        for (let i = 0; i < n / 10; i++) fn();
+        out.push(((performance.now() - t) * 1000) / (n / 10));
+      }
+    }
+    results.signing = {
+      sdkUsPerRequest: round(median(sdkUs), 2),
+      inlineUsPerRequest: round(median(inlineUs), 2),
+      keyedHmacReuseUsPerRequest: round(median(keyedUs), 2),
+      note: 'sha256 of the body + HMAC-SHA256 base64 + nonce + timestamp; keyedHmacReuse = pad states hashed once and copied per call (hash.copy()), measured for information',
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // 6. Import time of the built package vs each peer, in fresh processes (median).
+  log('import time');
+  {
+    const benchRequire = createRequire(join(C.BENCH_DIR, 'package.json'));
+    const targets = {
+      sdk: { cjs: join(C.ROOT, 'dist', 'index.cjs'), esm: pathToFileURL(join(C.ROOT, 'dist', 'index.js')).href },
+      openai: { cjs: benchRequire.resolve('openai'), esm: import.meta.resolve('openai') },
+      stripe: { cjs: benchRequire.resolve('stripe'), esm: import.meta.resolve('stripe') },
+      // For information: the SDK's dependencies alone (zod is imported with the SDK; undici on
+      // its first call), by bare name from the root so that each format gets its own entry.
+      zod: { cjs: 'zod', esm: 'zod', cwd: C.ROOT },
+      undici: { cjs: 'undici', esm: 'undici', cwd: C.ROOT },
+    };
+    const variants = [];
+    for (const [pkg, t] of Object.entries(targets)) {
+      variants.push({ pkg, kind: 'cjs', cwd: t.cwd ?? C.BENCH_DIR, args: ['-e', `const t=process.hrtime.bigint();require(${JSON.stringify(t.cjs)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`] });
+      variants.push({ pkg, kind: 'esm', cwd: t.cwd ?? C.BENCH_DIR, args: ['--input-type=module', '-e', `const t=process.hrtime.bigint();await import(${JSON.stringify(t.esm)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`] });
+    }
+    const times = Object.fromEntries(variants.map((v) => [`${v.pkg}.${v.kind}`, []]));
+    const wall = Object.fromEntries(variants.map((v) => [`${v.pkg}.${v.kind}`, []]));
+    for (let r = -1; r < CFG.importRuns; r++) {
+      for (const v of rotate(variants, Math.max(r, 0))) {
+        const t0 = performance.now();
+        const out = execFileSync(process.execPath, v.args, { cwd: v.cwd, encoding: 'utf8' });
+        const w = performance.now() - t0;
+        if (r >= 0) {
+          times[`${v.pkg}.${v.kind}`].push(Number(out));
+          wall[`${v.pkg}.${v.kind}`].push(w);
+        }
+      }
+    }
+    results.import = {};
+    for (const key of Object.keys(times)) results.import[key] = { loadMs: round(median(times[key]), 2), processWallMs: round(median(wall[key]), 1) };
+
+    // Cold start, for information: import, then the first signed call (token exchange included).
+    // The SDK loads undici on its first call, so this is where that cost shows.
+    const undiciUrl = pathToFileURL(createRequire(join(C.ROOT, 'package.json')).resolve('undici')).href;
+    const creds = JSON.stringify(C.CREDENTIALS);
+    const cold = {
+      sdk: `const t=process.hrtime.bigint();const {MerchantClient}=await import(${JSON.stringify(targets.sdk.esm)});
+        const c=new MerchantClient({baseUrl:${JSON.stringify(ORIGIN)},...${creds}});
+        await c.member(${JSON.stringify(C.MEMBER)}).withdrawals.create(${JSON.stringify(C.WITHDRAWAL)});
+        process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6));await c.close();`,
+      minimal: `const t=process.hrtime.bigint();const {request}=await import(${JSON.stringify(undiciUrl)});const {createHash,createHmac,randomUUID}=await import('node:crypto');
+        const o=${JSON.stringify(ORIGIN)};const k=${creds};
+        const tr=await request(o+'/v1/connect/token',{method:'POST',headers:{'x-client-id':k.clientId,'x-api-key':k.apiKey}});const token=(await tr.body.json()).auth_token;
+        const body=Buffer.from(JSON.stringify(${JSON.stringify(C.WITHDRAWAL)}));const ts=String(Math.floor(Date.now()/1000));const nonce=randomUUID();
+        const sig=createHmac('sha256',k.signingKey).update('POST\\n/v1/withdrawals\\n'+ts+'\\n'+nonce+'\\n'+createHash('sha256').update(body).digest('hex')).digest('base64');
+        const r=await request(o+'/v1/withdrawals',{method:'POST',body,headers:{'content-type':'application/json','x-auth-token':'Bearer '+token,'x-on-behalf-of':${JSON.stringify(C.MEMBER)},'x-idempotency-key':randomUUID(),'x-timestamp':ts,'x-nonce':nonce,'x-signature':sig}});
+        JSON.parse(await r.body.text());process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6));`,
+    };
+    const coldMs = { sdk: [], minimal: [] };
+    for (let r = -1; r < CFG.coldStartRuns; r++) {
+      for (const name of rotate(['sdk', 'minimal'], Math.max(r, 0))) {
+        const out = execFileSync(process.execPath, ['--input-type=module', '-e', cold[name]], { cwd: C.BENCH_DIR, encoding: 'utf8' });
+        if (r >= 0) coldMs[name].push(Number(out));
+      }
+    }
+    results.coldStart = { sdkMs: round(median(coldMs.sdk), 1), minimalMs: round(median(coldMs.minimal), 1), note: 'ESM import + first signed POST, token exchange included, fresh process' };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // ratios and targets
+  const p = results.post;
+  const imp = results.import;
+  results.ratios = {
+    latencySdkOverMinimal: round(p.sdk.latencyMedianUs / p.minimal.latencyMedianUs, 3),
+    throughputSdkOverMinimal: round(p.sdk.throughputRps / p.minimal.throughputRps, 3),
+    latencyRawOverMinimal: round(p.raw.latencyMedianUs / p.minimal.latencyMedianUs, 3),
+    latencySdkOverOpenai: round(p.sdk.latencyMedianUs / p.openai.latencyMedianUs, 3),
+    latencySdkOverStripe: round(p.sdk.latencyMedianUs / p.stripe.latencyMedianUs, 3),
+    latencySdkOverFetch: round(p.sdk.latencyMedianUs / p.fetch.latencyMedianUs, 3),
+    throughputSdkOverOpenai: round(p.sdk.throughputRps / p.openai.throughputRps, 3),
+    throughputSdkOverStripe: round(p.sdk.throughputRps / p.stripe.throughputRps, 3),
+    throughputSdkOverFetch: round(p.sdk.throughputRps / p.fetch.throughputRps, 3),
+    importCjsSdkOverOpenai: round(imp['sdk.cjs'].loadMs / imp['openai.cjs'].loadMs, 3),
+    importCjsSdkOverStripe: round(imp['sdk.cjs'].loadMs / imp['stripe.cjs'].loadMs, 3),
+    importEsmSdkOverOpenai: round(imp['sdk.esm'].loadMs / imp['openai.esm'].loadMs, 3),
+    importEsmSdkOverStripe: round(imp['sdk.esm'].loadMs / imp['stripe.esm'].loadMs, 3),
+  };
+  const R = results.ratios;
+  const target = (name, measured, goal, met) => ({ name, measured, goal, met });
+  results.targets = [
+    target('latency c=1 median, SDK / minimal', R.latencySdkOverMinimal, '<= 1.10', R.latencySdkOverMinimal <= 1.1),
+    target('throughput c=64, SDK / minimal', R.throughputSdkOverMinimal, '>= 0.90', R.throughputSdkOverMinimal >= 0.9),
+    target('latency median, SDK / openai', R.latencySdkOverOpenai, '< 1', R.latencySdkOverOpenai < 1),
+    target('latency median, SDK / stripe', R.latencySdkOverStripe, '< 1', R.latencySdkOverStripe < 1),
+    target('latency median, SDK / fetch', R.latencySdkOverFetch, '< 1', R.latencySdkOverFetch < 1),
+    target('token exchanges for 1,000 cold concurrent calls', results.tokenSingleFlight.tokenExchanges, '= 1', results.tokenSingleFlight.tokenExchanges === 1 && results.tokenSingleFlight.succeeded === CFG.singleFlightCalls),
+    target('pagination heap growth after GC (MB)', Math.max(results.pagination.sdkHeapGrowthAfterGcMB, results.pagination.sdkHeapGrowthSampledMaxMB), '< 10', Math.max(results.pagination.sdkHeapGrowthAfterGcMB, results.pagination.sdkHeapGrowthSampledMaxMB) < 10),
+    target('pagination speed, SDK / hand loop', results.pagination.sdkSpeedVsHand, '>= 0.80', results.pagination.sdkSpeedVsHand >= 0.8),
+    target('validation of a 100-item page / its round trip', results.validation.fractionOfRoundTrip, '< 0.10', results.validation.fractionOfRoundTrip < 0.1),
+    target('import CJS, SDK / openai', R.importCjsSdkOverOpenai, '<= 0.5', R.importCjsSdkOverOpenai <= 0.5),
+    target('import CJS, SDK / stripe', R.importCjsSdkOverStripe, '<= 0.5', R.importCjsSdkOverStripe <= 0.5),
+    target('import ESM, SDK / openai', R.importEsmSdkOverOpenai, '<= 0.5', R.importEsmSdkOverOpenai <= 0.5),
+    target('import ESM, SDK / stripe', R.importEsmSdkOverStripe, '<= 0.5', R.importEsmSdkOverStripe <= 0.5),
+  ];
+  results.durationSeconds = round((performance.now() - started) / 1000, 1);
+
+  writeFileSync(join(C.BENCH_DIR, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  console.log(renderTable(results));
+} finally {
+  await admin.close();
+  server.kill();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function bundleInternals() {
+  const rootRequire = createRequire(join(C.ROOT, 'package.json'));
+  const esbuild = rootRequire('esbuild');
+  const dir = join(C.BENCH_DIR, '.cache');
+  mkdirSync(dir, { recursive: true });
+  const outfile = join(dir, 'internals.mjs');
+  await esbuild.build({
+    entryPoints: [join(C.BENCH_DIR, 'internals.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    external: ['zod', 'undici', 'decimal.js'],
+    logLevel: 'error',
+  });
+  return import(pathToFileURL(outfile).href + `?t=${Date.now()}`);
+}
+
+function renderTable(r) {
+  const lines = [];
+  const m = r.machine;
+  lines.push(`Machine: Node ${m.node}, ${m.cpuCount} CPUs (${m.cpuModel}), ${m.platform}, load average at start ${m.loadAverageAtStart.join(' / ')}; run took ${r.durationSeconds} s`);
+  lines.push('');
+  lines.push('One signed, idempotent POST /v1/withdrawals with a JSON response (loopback server, separate process)');
+  lines.push('');
+  lines.push('| contender | latency c=1 median (µs) | p99 (µs) | vs minimal | throughput c=64 (req/s) | vs minimal | client CPU/call (µs) |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|');
+  const label = {
+    minimal: '(a) minimal correct client (undici + node:crypto)',
+    raw: "(a') raw undici.request, pre-built headers",
+    sdk: '(b) merchant-stablecoin (full pipeline)',
+    openai: '(c) openai SDK `client.post`',
+    stripe: '(c) stripe SDK `rawRequest`',
+    fetch: '(d) global fetch, as (a)',
+  };
+  const base = r.post.minimal;
+  for (const [name, v] of Object.entries(r.post)) {
+    lines.push(
+      `| ${label[name] ?? name} | ${v.latencyMedianUs} | ${v.latencyP99Us} | ${(v.latencyMedianUs / base.latencyMedianUs).toFixed(2)} | ${v.throughputRps} | ${(v.throughputRps / base.throughputRps).toFixed(2)} | ${v.clientCpuUsPerCall} |`,
+    );
+  }
+  lines.push('');
+  const pg = r.pagination;
+  const va = r.validation;
+  const sf = r.tokenSingleFlight;
+  lines.push('| measure | result |');
+  lines.push('|---|---|');
+  lines.push(`| token single-flight | ${sf.calls} concurrent calls on a cold client: ${sf.tokenExchanges} token exchange(s), ${sf.succeeded} succeeded, ${sf.totalMs} ms |`);
+  lines.push(`| pagination, ${pg.items.toLocaleString('en-US')} reports (${pg.pages} pages) | SDK ${(pg.sdkMs / 1000).toFixed(2)} s vs hand loop ${(pg.handMs / 1000).toFixed(2)} s: ${pg.sdkSpeedVsHand}x of its speed; heap growth after GC ${pg.sdkHeapGrowthAfterGcMB} MB (sampled max ${pg.sdkHeapGrowthSampledMaxMB} MB) |`);
+  lines.push(`| validation, ${va.pageItems}-item page (${va.pageBytes} B) | ${va.validateUs} µs vs the page's round trip ${va.sdkPageRoundTripUs} µs: ${(va.fractionOfRoundTrip * 100).toFixed(1)}% (JSON.parse ${va.jsonParseUs} µs; hand round trip ${va.handPageRoundTripUs} µs) |`);
+  lines.push(`| signing per request | SDK ${r.signing.sdkUsPerRequest} µs (inline node:crypto ${r.signing.inlineUsPerRequest} µs; keyed HMAC reuse via hash.copy() ${r.signing.keyedHmacReuseUsPerRequest} µs) |`);
+  const im = r.import;
+  lines.push(`| import, CJS require (median) | SDK ${im['sdk.cjs'].loadMs} ms, openai ${im['openai.cjs'].loadMs} ms, stripe ${im['stripe.cjs'].loadMs} ms |`);
+  lines.push(`| import, ESM import (median) | SDK ${im['sdk.esm'].loadMs} ms, openai ${im['openai.esm'].loadMs} ms, stripe ${im['stripe.esm'].loadMs} ms |`);
+  lines.push(`| import of the SDK's dependencies alone, CJS / ESM | zod ${im['zod.cjs'].loadMs} / ${im['zod.esm'].loadMs} ms (loaded with the SDK); undici ${im['undici.cjs'].loadMs} / ${im['undici.esm'].loadMs} ms (loaded on the first call) |`);
+  lines.push(`| cold start: import + first signed POST (token exchange included) | SDK ${r.coldStart.sdkMs} ms, minimal client ${r.coldStart.minimalMs} ms |`);
+  lines.push('');
+  lines.push('| target | goal | measured | met |');
+  lines.push('|---|---|---:|---|');
+  for (const t of r.targets) lines.push(`| ${t.name} | ${t.goal} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`);
+  return lines.join('\n');
+}

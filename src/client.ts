@@ -1,0 +1,181 @@
+import { createHash } from 'node:crypto';
+import { resolveConfig, type MerchantClientOptions, type ResolvedConfig } from './core/config.js';
+import type { Logger } from './core/logger.js';
+import { Pipeline } from './core/pipeline.js';
+import { TokenManager } from './core/token-manager.js';
+import { MemoryTokenStore } from './core/token-store.js';
+import { FetchTransport, UndiciTransport, type Transport } from './core/transport.js';
+import type { ApiPromise, CallOptions, QueryValue } from './core/types.js';
+import { checkRawPath } from './core/url.js';
+import { createMerchantNamespaces, MemberView, type MerchantNamespaces } from './resources/index.js';
+import type { EndpointDescriptor, HttpMethod } from './spec/endpoint.js';
+import { TOKEN_EXCHANGE } from './spec/endpoints.js';
+import { SDK_VERSION } from './version.js';
+import { z } from 'zod';
+
+/** A request through the same pipeline for endpoints without a typed method. */
+export interface RawRequest {
+  /** HTTP method. */
+  readonly method: HttpMethod;
+  /** Path starting with `/v1/`, percent-encoded, without query (use `query`). */
+  readonly path: string;
+  /** Query parameters, sent in this order. */
+  readonly query?: Readonly<Record<string, QueryValue>>;
+  /** JSON body. */
+  readonly body?: unknown;
+  /** Member identifier for `x-on-behalf-of` (member-scoped endpoints). */
+  readonly onBehalfOf?: string;
+  /** Send `x-idempotency-key` (generated unless `idempotencyKey` is given). Default: false. */
+  readonly idempotent?: boolean;
+  /** Idempotency key to send (implies `idempotent`). */
+  readonly idempotencyKey?: string;
+  /** Per-call options. */
+  readonly options?: Omit<CallOptions, 'idempotencyKey'>;
+}
+
+const LOOSE_RESPONSE = z.unknown();
+
+/**
+ * The Merchant Stablecoin Account API client.
+ *
+ * One instance per credential set and environment; it pools connections and caches the token,
+ * so share it across the process.
+ *
+ * @example
+ * const client = new MerchantClient({ baseUrl, clientId, apiKey, signingKey });
+ * const member = client.member('ext-42');
+ * const order = await member.withdrawals.create({ asset: 'USDT', amount: '25.50', to_address: 'T...' });
+ */
+export class MerchantClient {
+  readonly #config: ResolvedConfig;
+  readonly #pipeline: Pipeline;
+  readonly #transport: Transport;
+  readonly #tokens: TokenManager;
+  readonly #namespaces: MerchantNamespaces;
+
+  /** Merchant-account operations: conversions, top-ups, balances, lines, deposit address. */
+  readonly merchant: MerchantNamespaces['merchant'];
+  /** Export reports: list (async-iterable) and retrieve. */
+  readonly reports: MerchantNamespaces['reports'];
+  /** Merchant-level remittance data: corridors, bank directory, personal-line agreement. */
+  readonly remittances: MerchantNamespaces['remittances'];
+  /** Asset catalogue. */
+  readonly assets: MerchantNamespaces['assets'];
+  /** Member administration: create and suspend. */
+  readonly members: MerchantNamespaces['members'];
+  /** Sandbox-only helpers (faucet). */
+  readonly sandbox: MerchantNamespaces['sandbox'];
+
+  /**
+   * @param options - Settings; credentials default to `MERCHANT_API_BASE_URL`,
+   * `MERCHANT_API_CLIENT_ID`, `MERCHANT_API_KEY` and `MERCHANT_API_SIGNING_KEY`.
+   * @throws InvalidArgumentError naming the missing or malformed setting (never its value).
+   */
+  constructor(options: MerchantClientOptions = {}) {
+    const config = resolveConfig(options);
+    this.#config = config;
+    const useFetch = options.transport === 'fetch' || (options.transport === undefined && options.fetch !== undefined);
+    this.#transport = useFetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher);
+    const logger: Logger | undefined = options.logger;
+    const suffix = options.userAgentSuffix ? ` ${options.userAgentSuffix.replace(/[\u0000-\u001f\u007f]/g, '')}` : '';
+    this.#pipeline = new Pipeline(
+      {
+        origin: config.origin,
+        basePath: config.basePath,
+        timeoutMs: config.timeoutMs,
+        maxRetries: config.maxRetries,
+        validateResponses: config.validateResponses,
+        maxResponseBytes: config.maxResponseBytes,
+        userAgent: `merchant-stablecoin/${SDK_VERSION} node/${process.versions.node}${suffix}`,
+        backoff: config.backoff,
+        logger,
+      },
+      this.#transport,
+      config.signingKey,
+    );
+    this.#tokens = new TokenManager({
+      store: options.tokenStore ?? new MemoryTokenStore(),
+      // Identifies (base URL, client id) without putting either in clear in a shared store.
+      key: `merchant-stablecoin:token:${createHash('sha256').update(`${config.baseUrl}\n${config.clientId}`).digest('hex').slice(0, 32)}`,
+      exchange: async (signal) => {
+        const { data } = await this.#pipeline.exchangeToken(TOKEN_EXCHANGE, config.clientId, config.apiKey, signal);
+        return { token: data.auth_token, expiresAt: data.expired_at };
+      },
+      now: () => this.#pipeline.now(),
+      renewBeforeSeconds: config.tokenRenewBeforeSeconds,
+    });
+    this.#pipeline.setTokenManager(this.#tokens);
+    this.#pipeline.setLimiter(options.limiter);
+    this.#namespaces = createMerchantNamespaces(this.#pipeline);
+    this.merchant = this.#namespaces.merchant;
+    this.reports = this.#namespaces.reports;
+    this.remittances = this.#namespaces.remittances;
+    this.assets = this.#namespaces.assets;
+    this.members = this.#namespaces.members;
+    this.sandbox = this.#namespaces.sandbox;
+  }
+
+  /**
+   * A view of one member: member-scoped endpoints are only reachable through it, so a call
+   * cannot be written without a member.
+   *
+   * @param memberId - The merchant's `external_member_id` or the service's `mem_<uuid>`.
+   * @throws InvalidArgumentError when blank or containing control characters.
+   */
+  member(memberId: string): MemberView {
+    return new MemberView(this.#pipeline, memberId);
+  }
+
+  /**
+   * Sends any request through the same pipeline (token, signing, idempotency, retries, typed
+   * errors): for endpoints the spec lists by name only, or that it does not show. The result is
+   * the parsed JSON, unvalidated.
+   */
+  request<T = unknown>(req: RawRequest): ApiPromise<T> {
+    const endpoint: EndpointDescriptor<T> = {
+      id: 'request',
+      method: req.method,
+      path: checkRawPath(req.path),
+      memberScoped: req.onBehalfOf !== undefined,
+      idempotent: req.idempotent === true || req.idempotencyKey !== undefined,
+      movesFunds: false,
+      typing: 'loose',
+      response: LOOSE_RESPONSE as z.ZodType<T>,
+    };
+    return this.#pipeline.call(endpoint, {
+      query: req.query,
+      body: req.body,
+      member: req.onBehalfOf,
+      options: { ...req.options, idempotencyKey: req.idempotencyKey },
+    });
+  }
+
+  /** Base URL in use (origin and path prefix). */
+  get baseUrl(): string {
+    return this.#config.baseUrl;
+  }
+
+  /** Offset (ms) applied to the local clock for signatures, learned from the service. */
+  get clockOffsetMs(): number {
+    return this.#pipeline.clockOffsetMs;
+  }
+
+  /** Closes pooled connections. Calls made afterwards fail. */
+  async close(): Promise<void> {
+    await this.#transport.close();
+  }
+
+  /** Inspection shows no secret. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `MerchantClient { baseUrl: '${this.#config.baseUrl}', clientId: '${redactId(this.#config.clientId)}' }`;
+  }
+
+  /** `JSON.stringify(client)` shows no secret. */
+  toJSON(): Record<string, unknown> {
+    return { baseUrl: this.#config.baseUrl, clientId: redactId(this.#config.clientId) };
+  }
+}
+
+function redactId(id: string): string {
+  return id.length <= 4 ? '***' : `${id.slice(0, 4)}***`;
+}

@@ -1,0 +1,135 @@
+import type { Dispatcher } from 'undici';
+import { InvalidArgumentError } from './errors.js';
+import type { Logger } from './logger.js';
+import type { RequestLimiter } from './pipeline.js';
+import { DEFAULT_BACKOFF, type BackoffSettings } from './retry-policy.js';
+import type { TokenStore } from './token-store.js';
+import type { FetchFunction } from './transport.js';
+
+/** Options of {@link MerchantClient}. Credentials fall back to `MERCHANT_API_*` variables. */
+export interface MerchantClientOptions {
+  /**
+   * Base URL of the environment: the sandbox host or the production host (the environment is
+   * chosen by the host called). Default: `MERCHANT_API_BASE_URL`.
+   */
+  readonly baseUrl?: string;
+  /** Client identifier, sent as `x-client-id` to the token exchange. Default: `MERCHANT_API_CLIENT_ID`. */
+  readonly clientId?: string;
+  /** API key: used only to obtain tokens. Default: `MERCHANT_API_KEY`. */
+  readonly apiKey?: string;
+  /** Signing key: used only for request signatures (HMAC). Default: `MERCHANT_API_SIGNING_KEY`. */
+  readonly signingKey?: string;
+  /** Per-attempt timeout in ms, covering the body read. Default 30 000. */
+  readonly timeoutMs?: number;
+  /** Automatic retries per call, for the failures the spec allows retrying. Default 2. */
+  readonly maxRetries?: number;
+  /** Largest `Retry-After` (ms) the SDK waits for; a longer one is raised. Default 60 000. */
+  readonly maxRetryAfterMs?: number;
+  /** Backoff tuning (ms); mostly useful to make tests fast. */
+  readonly backoff?: Partial<Omit<BackoffSettings, 'maxRetryAfterMs'>>;
+  /**
+   * undici dispatcher for the default transport (a pooled keep-alive `Agent` is created when
+   * omitted). Use it for proxies, TLS settings or pool sizes.
+   */
+  readonly dispatcher?: Dispatcher;
+  /**
+   * `undici` (default: undici `request` on a pooled agent, fastest) or `fetch` (a WHATWG fetch:
+   * the global one or {@link MerchantClientOptions.fetch}). Use `fetch` with msw 2, which does
+   * not see undici's own `request`.
+   */
+  readonly transport?: 'undici' | 'fetch';
+  /** The fetch function for `transport: 'fetch'` (implies it when given). */
+  readonly fetch?: FetchFunction;
+  /** Receives method, path, status, attempt, duration and request id; never secrets or bodies. */
+  readonly logger?: Logger;
+  /** Appended to the user agent, e.g. `my-shop/1.4`. */
+  readonly userAgentSuffix?: string;
+  /** Where tokens are cached; in memory by default, shared across a fleet when plugged. */
+  readonly tokenStore?: TokenStore;
+  /** Renew the token this many seconds before `expired_at`. Default 120. */
+  readonly tokenRenewBeforeSeconds?: number;
+  /** Validate responses with the documented schemas. Default true; `false` is for emergencies. */
+  readonly validateResponses?: boolean;
+  /** Largest response body accepted, in bytes. Default 16 MiB. */
+  readonly maxResponseBytes?: number;
+  /** Optional client-side rate limiter consulted before each attempt. */
+  readonly limiter?: RequestLimiter;
+}
+
+/** Settings after defaults, environment and validation. */
+export interface ResolvedConfig {
+  readonly origin: string;
+  readonly basePath: string;
+  readonly baseUrl: string;
+  readonly clientId: string;
+  readonly apiKey: string;
+  readonly signingKey: string;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  readonly backoff: BackoffSettings;
+  readonly tokenRenewBeforeSeconds: number;
+  readonly validateResponses: boolean;
+  readonly maxResponseBytes: number;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function required(name: string, envName: string, given: string | undefined, env: Env): string {
+  const value = given ?? env[envName];
+  if (typeof value !== 'string' || value.trim() === '') {
+    // Names the setting; never echoes a value.
+    throw new InvalidArgumentError(name, `is required: pass it to new MerchantClient() or set ${envName}.`);
+  }
+  if (/[\u0000-\u001f\u007f]/.test(value) || value !== value.trim()) {
+    throw new InvalidArgumentError(name, 'contains whitespace or control characters (check how it was loaded).');
+  }
+  return value;
+}
+
+function nonNegativeInt(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(name, 'must be a non-negative integer.');
+  return value;
+}
+
+function positiveInt(name: string, value: number | undefined, fallback: number): number {
+  const v = nonNegativeInt(name, value, fallback);
+  if (v === 0) throw new InvalidArgumentError(name, 'must be greater than 0.');
+  return v;
+}
+
+/** Applies defaults and environment variables, and validates every setting. */
+export function resolveConfig(options: MerchantClientOptions, env: Env = process.env): ResolvedConfig {
+  const rawBase = required('baseUrl', 'MERCHANT_API_BASE_URL', options.baseUrl, env);
+  let url: URL;
+  try {
+    url = new URL(rawBase);
+  } catch {
+    throw new InvalidArgumentError('baseUrl', 'is not a valid absolute URL (e.g. https://sandbox-host.example).');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new InvalidArgumentError('baseUrl', 'must use https (or http for a local simulator).');
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new InvalidArgumentError('baseUrl', 'must not carry a query, fragment or credentials.');
+  }
+  const basePath = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const backoff: BackoffSettings = {
+    baseDelayMs: nonNegativeInt('backoff.baseDelayMs', options.backoff?.baseDelayMs, DEFAULT_BACKOFF.baseDelayMs),
+    inProgressDelayMs: nonNegativeInt('backoff.inProgressDelayMs', options.backoff?.inProgressDelayMs, DEFAULT_BACKOFF.inProgressDelayMs),
+    maxDelayMs: nonNegativeInt('backoff.maxDelayMs', options.backoff?.maxDelayMs, DEFAULT_BACKOFF.maxDelayMs),
+    maxRetryAfterMs: nonNegativeInt('maxRetryAfterMs', options.maxRetryAfterMs, DEFAULT_BACKOFF.maxRetryAfterMs),
+  };
+  return {
+    origin: url.origin,
+    basePath,
+    baseUrl: url.origin + basePath,
+    clientId: required('clientId', 'MERCHANT_API_CLIENT_ID', options.clientId, env),
+    apiKey: required('apiKey', 'MERCHANT_API_KEY', options.apiKey, env),
+    signingKey: required('signingKey', 'MERCHANT_API_SIGNING_KEY', options.signingKey, env),
+    timeoutMs: positiveInt('timeoutMs', options.timeoutMs, 30_000),
+    maxRetries: nonNegativeInt('maxRetries', options.maxRetries, 2),
+    backoff,
+    tokenRenewBeforeSeconds: nonNegativeInt('tokenRenewBeforeSeconds', options.tokenRenewBeforeSeconds, 120),
+    validateResponses: options.validateResponses ?? true,
+    maxResponseBytes: positiveInt('maxResponseBytes', options.maxResponseBytes, 16 * 1024 * 1024),
+  };
+}

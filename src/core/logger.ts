@@ -1,0 +1,39 @@
+/** Fields of a log line. Never carries keys, tokens, signatures, PINs or request bodies. */
+export interface LogFields {
+  /** HTTP method. */
+  readonly method?: string;
+  /** Path with query, as sent. */
+  readonly path?: string;
+  /** HTTP status of the attempt, when a response arrived. */
+  readonly status?: number;
+  /** Attempt number, 1 for the first. */
+  readonly attempt?: number;
+  /** Duration of the attempt in milliseconds. */
+  readonly durationMs?: number;
+  /** `X-Request-Id` of the response. */
+  readonly requestId?: string | undefined;
+  /** Error code of a failed attempt. */
+  readonly code?: string;
+  /** Other fields the SDK may add (never secrets or bodies). */
+  readonly [key: string]: unknown;
+}
+
+/** Log levels the SDK emits. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * A logger hook. Any object with some of these methods works (`console`, pino, winston). The
+ * SDK passes a message and structured fields; it never passes secrets or bodies.
+ */
+export type Logger = Partial<Record<LogLevel, (message: string, fields?: LogFields) => void>>;
+
+/** Calls the logger without letting a faulty logger break a payment. */
+export function log(logger: Logger | undefined, level: LogLevel, message: string, fields?: LogFields): void {
+  const fn = logger?.[level];
+  if (fn === undefined) return;
+  try {
+    fn.call(logger, message, fields);
+  } catch {
+    // A logger failure must never fail the call it describes.
+  }
+}

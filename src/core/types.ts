@@ -1,0 +1,113 @@
+import type { EndpointDescriptor } from '../spec/endpoint.js';
+
+/** Per-call options accepted by every SDK method as its last argument. */
+export interface CallOptions {
+  /**
+   * Idempotency key (8-4-4-4-12 hex) for endpoints that take one. Generated (UUID v4) when
+   * omitted; every automatic retry of the call reuses it. Pass the key of an earlier call to
+   * retry it after a `step_up_required` or an ambiguous failure.
+   */
+  readonly idempotencyKey?: string;
+  /** Aborts the call, including any backoff sleep between attempts. */
+  readonly signal?: AbortSignal;
+  /** Per-attempt timeout in milliseconds, covering the response body read. */
+  readonly timeoutMs?: number;
+  /** Maximum automatic retries for this call (0 disables them). */
+  readonly maxRetries?: number;
+  /** Extra headers to send (cannot override the SDK's auth, signature or idempotency headers). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Metadata of the HTTP exchange that produced a result. */
+export interface ResponseMeta {
+  /** `X-Request-Id` of the final response (quote it to support). */
+  readonly requestId: string | undefined;
+  /** HTTP status of the final response. */
+  readonly status: number;
+  /** Response headers of the final response (lower-case names). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Idempotency key sent with every attempt, when the endpoint takes one. */
+  readonly idempotencyKey: string | undefined;
+  /** True when the service answered with `X-Idempotent-Replay: true`. */
+  readonly replayed: boolean;
+  /** Number of attempts made (1 when the first attempt succeeded). */
+  readonly attempts: number;
+}
+
+/** A result together with the metadata of the response that carried it. */
+export interface WithResponse<T> {
+  /** The validated result. */
+  readonly data: T;
+  /** Metadata of the final response. */
+  readonly response: ResponseMeta;
+}
+
+/**
+ * The promise every SDK call returns: await it for the result, or call `withResponse()` for
+ * the result and the response metadata (request id, status, headers, idempotency key, replay).
+ */
+export interface ApiPromise<T> extends Promise<T> {
+  /** Resolves with the result and the response metadata. */
+  withResponse(): Promise<WithResponse<T>>;
+}
+
+/** Query parameter values; `undefined` values are left out of the URL. */
+export type QueryValue = string | number | boolean | undefined;
+
+/** What a resource hands to the pipeline for one call. */
+export interface CallArgs {
+  /** Values for the `{name}` placeholders of the endpoint's path; percent-encoded by the SDK. */
+  readonly pathParams?: Readonly<Record<string, string>>;
+  /** Query parameters, in the order given. */
+  readonly query?: Readonly<Record<string, QueryValue>>;
+  /** JSON body (serialised once by the pipeline). Omit for no body. */
+  readonly body?: unknown;
+  /** Member identifier for `x-on-behalf-of` (member-scoped endpoints only). */
+  readonly member?: string;
+  /** Per-call options. */
+  readonly options?: CallOptions | undefined;
+}
+
+/** One page of a keyset-paginated list, as the service sends it. */
+export interface Page<T> {
+  /** Items of this page. */
+  readonly data: T[];
+  /** Opaque cursor for the next page, or null at the end. */
+  readonly next_cursor: string | null;
+  /** Whether more pages follow. The only end marker (never the page length). */
+  readonly has_more: boolean;
+}
+
+/**
+ * Tells whether `next` may legitimately follow `previous` in a list's order. Used to detect the
+ * spec's silent restart (an expired cursor returns the first page) instead of yielding duplicates.
+ */
+export type ListOrderCheck<T> = (previous: T, next: T) => boolean;
+
+/**
+ * The object `list()` methods return: awaitable for the first page, async-iterable over items.
+ */
+export interface PagePromise<T> extends PromiseLike<Page<T>>, AsyncIterable<T> {
+  /** Async iteration over whole pages. */
+  pages(): AsyncIterable<Page<T>>;
+  /** Collects at most `max` items (a cap on the total, not a page size). */
+  collect(max: number): Promise<T[]>;
+}
+
+/** Extra behaviour for list calls. */
+export interface ListArgs<T> extends CallArgs {
+  /** Order check between consecutive items, for restart detection. */
+  readonly order?: ListOrderCheck<T>;
+  /** Extracts a stable identity of an item, for restart detection when no order is known. */
+  readonly identity?: (item: T) => string;
+}
+
+/**
+ * The pipeline as resources see it: a resource file knows endpoints and parameters, never HTTP.
+ */
+export interface EndpointCaller {
+  /** Makes one call of an endpoint through the pipeline. */
+  call<T>(endpoint: EndpointDescriptor<T>, args?: CallArgs): ApiPromise<T>;
+  /** Makes a keyset-paginated list call of an endpoint whose response is a page. */
+  list<T>(endpoint: EndpointDescriptor<Page<T>>, args?: ListArgs<T>): PagePromise<T>;
+}

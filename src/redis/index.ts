@@ -1,0 +1,10 @@
+/**
+ * `merchant-stablecoin/redis`: fleet mode. Token, webhook-dedup and rate-limit state shared by
+ * many instances through a Redis the caller already runs (see docs/fleet.md).
+ *
+ * Nothing here imports ioredis at run time: pass your own connected `Redis` or `Cluster`.
+ */
+export type { RedisClientLike, RedisStoreOptions } from './connection.js';
+export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';
+export { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
+export { RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';

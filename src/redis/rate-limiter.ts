@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import { InvalidArgumentError } from '../core/errors.js';
+import type { RequestLimiter } from '../core/pipeline.js';
+import { MemoryRateLimiter } from '../core/rate-limiter.js';
+import { sleep } from '../core/sleep.js';
+import type { RateLimitBucket } from '../spec/endpoint.js';
+import { RATE_LIMIT_QUOTAS } from '../spec/rate-limits.js';
+import { checkPrefix, keyDigest, RedisGuard, type RedisStoreOptions } from './connection.js';
+import { ACQUIRE, PAUSE } from './scripts.js';
+
+/** Settings of {@link RedisRateLimiter}. */
+export interface RedisRateLimiterOptions extends RedisStoreOptions {
+  /**
+   * The merchant account whose quotas these are, e.g. the client id: the service counts per
+   * merchant, so every instance of one merchant must pass the same value, and two merchants
+   * sharing a Redis must pass different ones. Only a digest of it appears in key names.
+   * Default `'default'`.
+   */
+  readonly account?: string;
+  /** Key prefix (default `merchant-stablecoin`). */
+  readonly prefix?: string;
+  /** Requests per window per bucket; defaults are the spec's (deposits 60, members_write 300, orders 120, reads 1200). */
+  readonly quotas?: Partial<Record<RateLimitBucket, number>>;
+  /** Length of the sliding window in ms (default 60 000: the quotas are per minute). */
+  readonly windowMs?: number;
+  /**
+   * Extra ms each admitted request keeps its slot (default 1000): the service counts a request
+   * when it arrives, a little after the fleet let it go, and arrival delays differ.
+   */
+  readonly marginMs?: number;
+  /**
+   * Limiter used while Redis is unreachable (default: a {@link MemoryRateLimiter} with the same
+   * quotas). It counts this process only; a smaller per-process share avoids 429s meanwhile.
+   */
+  readonly fallback?: RequestLimiter;
+}
+
+const BUCKETS: readonly RateLimitBucket[] = ['deposits', 'members_write', 'orders', 'reads'];
+
+/**
+ * A {@link RequestLimiter} shared by a fleet through Redis: the spec's four buckets (deposits,
+ * members_write, orders, reads) as sliding windows counted per merchant across every instance,
+ * so that a burst spread over many servers waits instead of drawing 429 `rate_limited`.
+ *
+ * - Each `acquire` is one Lua script on Redis' own clock: drop admissions older than the window,
+ *   admit and count if under the quota, otherwise answer how long to wait (the check and the
+ *   count are atomic). Keys: `<prefix>:rate:{<account digest>}:<bucket>` (a sorted set of
+ *   admission times) and `...:<bucket>:pause`.
+ * - `pause(bucket, ms)` (the client calls it on a 429 with `Retry-After`) sets the shared pause
+ *   key with that TTL, which every instance's `acquire` honours.
+ * - If Redis fails or is slow, this process falls back to `fallback` (per-process counting) and
+ *   one line is logged. See docs/fleet.md.
+ *
+ * @example
+ * const limiter = new RedisRateLimiter({ redis, account: process.env.MERCHANT_API_CLIENT_ID });
+ * const client = new MerchantClient({ limiter, tokenStore: new RedisTokenStore({ redis }) });
+ */
+export class RedisRateLimiter implements RequestLimiter {
+  readonly #guard: RedisGuard;
+  readonly #quotas: Readonly<Record<RateLimitBucket, number>>;
+  readonly #holdMs: number;
+  readonly #keyBase: string;
+  readonly #fallback: RequestLimiter;
+  readonly #instance = randomBytes(6).toString('hex');
+  #seq = 0;
+
+  /** @param options - The Redis client, the merchant account, quotas and window. */
+  constructor(options: RedisRateLimiterOptions) {
+    this.#guard = new RedisGuard('the rate limiter', options);
+    const quotas = options.quotas ?? {};
+    for (const name of Object.keys(quotas)) {
+      if (!BUCKETS.includes(name as RateLimitBucket)) throw new InvalidArgumentError(`quotas.${name}`, `is not a bucket (${BUCKETS.join(', ')}).`);
+    }
+    const quota = (b: RateLimitBucket): number => integer(`quotas.${b}`, quotas[b] ?? RATE_LIMIT_QUOTAS[b], 1);
+    this.#quotas = { deposits: quota('deposits'), members_write: quota('members_write'), orders: quota('orders'), reads: quota('reads') };
+    const windowMs = integer('windowMs', options.windowMs ?? 60_000, 1);
+    const marginMs = integer('marginMs', options.marginMs ?? 1000, 0);
+    this.#holdMs = windowMs + marginMs;
+    const account = options.account ?? 'default';
+    if (typeof account !== 'string' || account === '') throw new InvalidArgumentError('account', 'must be a non-empty string.');
+    // The hash tag keeps a bucket's window and pause keys in one Redis Cluster slot.
+    this.#keyBase = `${checkPrefix(options.prefix, 'merchant-stablecoin')}:rate:{${keyDigest(account).slice(0, 16)}}`;
+    this.#fallback = options.fallback ?? new MemoryRateLimiter({ quotas: this.#quotas, windowMs, marginMs });
+  }
+
+  /**
+   * Resolves when one request of `bucket` may be sent, and counts it fleet-wide.
+   *
+   * @param bucket - The request's bucket.
+   * @param signal - Aborts the wait: rejects with `signal.reason`, takes no slot.
+   */
+  async acquire(bucket: RateLimitBucket, signal?: AbortSignal): Promise<void> {
+    if (!BUCKETS.includes(bucket)) throw new InvalidArgumentError('bucket', `is not a bucket (${BUCKETS.join(', ')}).`);
+    if (signal?.aborted) throw signal.reason;
+    const keys = [this.#key(bucket), `${this.#key(bucket)}:pause`];
+    for (;;) {
+      const member = `${this.#instance}:${(this.#seq++).toString(36)}`;
+      const attempt = this.#guard.run(
+        async (redis) => {
+          const wait = Number(await this.#guard.script(redis, ACQUIRE, keys, [this.#quotas[bucket], this.#holdMs, member]));
+          if (!Number.isFinite(wait)) throw new Error('unexpected reply from the acquire script');
+          return wait;
+        },
+        () => undefined,
+      );
+      const wait = await this.#unlessAborted(attempt, signal, keys[0]!, member);
+      if (wait === undefined) return this.#fallback.acquire(bucket, signal);
+      if (!(wait > 0)) return;
+      // Waiters of many instances wake together when a slot frees; jitter spreads them out.
+      await sleep(wait + Math.floor(Math.random() * 15), signal);
+    }
+  }
+
+  /**
+   * The script's answer, or a rejection with `signal.reason` as soon as the caller aborts. A
+   * slot the script granted after the abort is given back, so an aborted acquire takes none.
+   */
+  #unlessAborted(attempt: Promise<number | undefined>, signal: AbortSignal | undefined, key: string, member: string): Promise<number | undefined> {
+    if (signal === undefined) return attempt;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        reject(signal.reason);
+        void attempt.then((wait) => {
+          if (wait === 0) void this.#guard.run((redis) => redis.call('ZREM', key, member), () => undefined);
+        });
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      attempt.then(
+        (wait) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(wait);
+        },
+        (err: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  /**
+   * Pauses `bucket` for every instance for `ms` from now (never shortens a longer pause). The
+   * client calls it when the service answered 429 with `Retry-After`. Never throws.
+   */
+  pause(bucket: RateLimitBucket, ms: number): void {
+    if (!BUCKETS.includes(bucket) || !Number.isFinite(ms) || ms <= 0) return;
+    this.#fallback.pause?.(bucket, ms);
+    void this.#guard
+      .run(
+        (redis) => this.#guard.script(redis, PAUSE, [`${this.#key(bucket)}:pause`], [Math.ceil(ms)]),
+        () => undefined,
+      )
+      .catch(() => undefined);
+  }
+
+  #key(bucket: RateLimitBucket): string {
+    return `${this.#keyBase}:${bucket}`;
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `RedisRateLimiter { keys: '${this.#keyBase}:<bucket>', quotas: ${JSON.stringify(this.#quotas)}, degraded: ${this.#guard.degraded} }`;
+  }
+}
+
+function integer(name: string, value: number, min: number): number {
+  if (!Number.isInteger(value) || value < min) throw new InvalidArgumentError(name, min === 0 ? 'must be a non-negative integer.' : 'must be a positive integer.');
+  return value;
+}

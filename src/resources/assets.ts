@@ -1,0 +1,24 @@
+import type { CallOptions, EndpointCaller, PagePromise } from '../core/types.js';
+import type { LooseResult } from '../schemas/common.js';
+import { ASSETS_LIST } from '../spec/endpoints.js';
+import { looseListQuery, type ListParams, type LooseQuery } from './guards.js';
+
+/** The asset catalogue. */
+export class Assets {
+  readonly #api: EndpointCaller;
+  /** @param api - The pipeline. */
+  constructor(api: EndpointCaller) {
+    this.#api = api;
+  }
+
+  /**
+   * The asset catalogue (`GET /v1/assets`). Parse amounts at an asset's `ledger_scale`;
+   * `display_scale` is for display only.
+   *
+   * Scope: not shown. Merchant account. Read. Shape not shown: assumed the list envelope,
+   * loosely typed items.
+   */
+  list(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
+    return this.#api.list(ASSETS_LIST, { query: looseListQuery(params), options });
+  }
+}

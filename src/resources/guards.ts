@@ -1,0 +1,131 @@
+/**
+ * Client-side argument checks shared by the resources. Each one throws `InvalidArgumentError`
+ * before anything is sent, where the spec says a wrong value would cost money, lock a card or
+ * return a 500 that retrying cannot fix.
+ */
+import { ApiPromiseImpl } from '../core/api-promise.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import type { ApiPromise, QueryValue } from '../core/types.js';
+import { toAmountString, type AmountInput, type AmountRules } from '../money.js';
+
+/** Keyset-list query parameters (Common rules: `limit` default 20, maximum 100; opaque `cursor`). */
+export interface ListParams {
+  /** Page size, an integer from 1 to 100 (service default 20). Not a cap on the total. */
+  readonly limit?: number;
+  /** Start after this cursor (a previous page's `next_cursor`). */
+  readonly cursor?: string;
+}
+
+/** Query of a GET whose parameters the spec does not show: sent as given, in order. */
+export type LooseQuery = Readonly<Record<string, QueryValue>>;
+
+/** Body of a write whose fields the spec does not show: serialised as given. */
+export type LooseBody = Readonly<Record<string, unknown>>;
+
+// CR, LF and other control characters would split or smuggle headers.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** A member identifier for `x-on-behalf-of`: non-blank, no control characters, Latin-1. */
+export function checkMember(memberId: unknown): string {
+  if (typeof memberId !== 'string' || memberId.trim() === '') {
+    throw new InvalidArgumentError('memberId', 'must be a non-blank external_member_id or mem_<uuid> (the service has no default member).');
+  }
+  if (CONTROL.test(memberId)) throw new InvalidArgumentError('memberId', 'must not contain control characters such as CR or LF (they would inject headers).');
+  if (/[^\u0020-\u00ff]/.test(memberId)) throw new InvalidArgumentError('memberId', 'must be Latin-1 text to travel in a header.');
+  return memberId;
+}
+
+/** A path id: a non-empty string, passed as given (the pipeline percent-encodes it). */
+export function checkId(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new InvalidArgumentError(name, 'must be a non-empty string.');
+  return value;
+}
+
+/** A required non-empty string field. */
+export function checkText(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(name, 'must be a non-empty string.');
+  return value;
+}
+
+/** An optional string field (undefined passes). */
+export function checkOptionalText(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new InvalidArgumentError(name, 'must be a string.');
+  return value;
+}
+
+/** Length in Unicode code points (what "characters" means to a person and to the service). */
+export function charLength(value: string): number {
+  let n = 0;
+  for (const _ of value) n++;
+  return n;
+}
+
+/** A string of at most `max` characters. */
+export function checkMaxChars(value: string, name: string, max: number): string {
+  if (charLength(value) > max) throw new InvalidArgumentError(name, `must be at most ${max} characters.`);
+  return value;
+}
+
+/** A required amount: a decimal string or Decimal (never a number), positive by default. */
+export function amount(value: AmountInput, name: string, rules?: AmountRules): string {
+  return toAmountString(value, name, rules);
+}
+
+/** An optional amount (undefined passes). */
+export function optionalAmount(value: AmountInput | undefined, name: string, rules?: AmountRules): string | undefined {
+  return value === undefined ? undefined : toAmountString(value, name, rules);
+}
+
+/** A plain object (not null, not an array). */
+export function checkObject(value: unknown, name: string): Readonly<Record<string, unknown>> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidArgumentError(name, 'must be an object.');
+  return value as Readonly<Record<string, unknown>>;
+}
+
+/** An optional plain object, defaulting to `{}` (an empty request object). */
+export function bodyOrEmpty(value: unknown, name = 'params'): Readonly<Record<string, unknown>> {
+  return value === undefined ? {} : checkObject(value, name);
+}
+
+/** A loose query: an object whose values are strings, numbers, booleans or undefined. */
+export function checkQuery(query: LooseQuery | undefined): LooseQuery | undefined {
+  if (query === undefined) return undefined;
+  checkObject(query, 'query');
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      throw new InvalidArgumentError(key, 'must be a string, number or boolean query value.');
+    }
+  }
+  return query;
+}
+
+/** The list query: `limit` an integer 1..100, `cursor` a string; other keys dropped. */
+export function listQuery(params: ListParams | undefined): Record<string, QueryValue> {
+  if (params === undefined) return {};
+  checkObject(params, 'params');
+  const { limit, cursor } = params;
+  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 100)) {
+    throw new InvalidArgumentError('limit', 'must be an integer from 1 to 100.');
+  }
+  if (cursor !== undefined && typeof cursor !== 'string') throw new InvalidArgumentError('cursor', 'must be a string.');
+  return { limit, cursor };
+}
+
+/** A loose query: a list query (checked) followed by any other keys as given. */
+export function looseListQuery(params: (ListParams & LooseQuery) | undefined): Record<string, QueryValue> {
+  if (params === undefined) return {};
+  return { ...checkQuery(params), ...listQuery(params) };
+}
+
+/** Drops `undefined` values so that the body bytes carry only what was given. */
+export function compact<T extends Record<string, unknown>>(body: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) if (value !== undefined) out[key] = value;
+  return out as T;
+}
+
+/** Maps the data of an `ApiPromise`, keeping `withResponse()` and the response metadata. */
+export function mapApiPromise<T, U>(promise: ApiPromise<T>, map: (data: T) => U): ApiPromise<U> {
+  return new ApiPromiseImpl(promise.withResponse().then((r) => ({ data: map(r.data), response: r.response })));
+}

@@ -1,0 +1,23 @@
+import type { ApiPromise, CallOptions } from '../../core/types.js';
+import type { LooseResult } from '../../schemas/common.js';
+import { DEPOSITS_DECLARE } from '../../spec/endpoints.js';
+import { checkObject, type LooseBody } from '../guards.js';
+import { MemberResource } from './base.js';
+
+/** Deposits of one member. */
+export class MemberDeposits extends MemberResource {
+  /**
+   * Declares a deposit for the member (`POST /v1/deposits`).
+   *
+   * Scope: not shown (`deposits:write` is a restricted scope name the spec lists, without saying
+   * which endpoint needs it). Member-scoped (assumed: the spec lists deposit declaration among
+   * the operations that move member funds). Idempotency key sent (assumed: it creates a deposit
+   * record and moves funds). Always signed, whatever the key configuration. Rate bucket
+   * `deposits` (60 per minute).
+   *
+   * Request and response shapes: not shown. `params` is sent as given; the result is loosely typed.
+   */
+  declare(params: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+    return this.send(DEPOSITS_DECLARE, { body: checkObject(params, 'params'), options });
+  }
+}

@@ -1,0 +1,93 @@
+import type { ApiPromise, CallOptions, PagePromise } from '../../core/types.js';
+import type { AmountInput } from '../../money.js';
+import type { LooseResult } from '../../schemas/common.js';
+import type { WithdrawalOrder } from '../../schemas/withdrawals.js';
+import { WITHDRAWALS_ADDRESSES, WITHDRAWALS_CONFIRM, WITHDRAWALS_CREATE, WITHDRAWALS_FAIL } from '../../spec/endpoints.js';
+import { amount, bodyOrEmpty, checkId, checkMaxChars, checkObject, checkText, looseListQuery, type ListParams, type LooseBody, type LooseQuery } from '../guards.js';
+import { MemberResource } from './base.js';
+
+/** Body of `POST /v1/withdrawals`. */
+export interface WithdrawalCreateParams {
+  /** Asset code (uppercased by the service); must be in the catalog and enabled. */
+  readonly asset: string;
+  /** Amount to debit: positive, fixed-point at the asset's `ledger_scale`. Never a number. */
+  readonly amount: AmountInput;
+  /** Destination, 1 to 200 characters. Not validated by the service; snapshotted unchanged. */
+  readonly to_address: string;
+}
+
+/** Withdrawals of one member: debit, then confirm or fail after the on-chain payment. */
+export class MemberWithdrawals extends MemberResource {
+  /**
+   * Debits a withdrawal from the member's `available` into `withdrawing` (`POST /v1/withdrawals`).
+   * The merchant pays on-chain afterwards, then calls {@link MemberWithdrawals.confirm} or
+   * {@link MemberWithdrawals.fail}; funds never leave `withdrawing` on their own.
+   *
+   * Scope `withdrawals:write`. Member-scoped. Idempotency key required (the only duplicate-debit
+   * protection: there is no business reference). Moves funds.
+   *
+   * Rules: `to_address` at most 200 characters (checked before sending); its format is not
+   * validated and the address book is not consulted, so prefer a registered address with
+   * `usable=true` from {@link MemberWithdrawals.addresses}. When the withdraw line is disabled or
+   * halted (`GET /v1/merchant/lines`) the call fails at once with `service_unavailable` and is not
+   * queued. The endpoint may be retired (known discrepancy in the spec).
+   *
+   * Errors: 400 `invalid_request`, `asset_not_allowed`, `insufficient_balance`, `limit_exceeded`
+   * (member scope), `request_rejected`, `service_unavailable`; 409 `idempotency_key_reused`,
+   * `idempotency_in_progress`; 400 `member_context_required`, 404 `member_not_found`.
+   *
+   * @returns The withdrawal order, status `locked`.
+   * @throws InvalidArgumentError before sending when `amount` is not a positive decimal string or
+   * `to_address` is empty or longer than 200 characters.
+   */
+  create(params: WithdrawalCreateParams, options?: CallOptions): ApiPromise<WithdrawalOrder> {
+    checkObject(params, 'params');
+    const body = {
+      asset: checkText(params.asset, 'asset'),
+      amount: amount(params.amount, 'amount'),
+      to_address: checkMaxChars(checkText(params.to_address, 'to_address'), 'to_address', 200),
+    };
+    return this.send(WITHDRAWALS_CREATE, { body, options });
+  }
+
+  /**
+   * Confirms a withdrawal after the merchant paid on-chain (`POST /v1/withdrawals/{id}/confirm`);
+   * the `withdrawing` hold is cleared. Callable while the withdraw line is halted.
+   *
+   * Scope: not shown. Member-scoped (assumed: the order is the member's, like the debit).
+   * Idempotency key sent (assumed: it moves funds). Moves funds. Request and response shapes:
+   * not shown, so `params` is sent as given (default `{}`) and the result is loosely typed.
+   * The catalogue's `merchant_custody_shortfall` is documented as a confirm failure.
+   *
+   * @param withdrawalId - `wdr_<uuid>`.
+   */
+  confirm(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+    return this.send(WITHDRAWALS_CONFIRM, { pathParams: { id: checkId(withdrawalId, 'withdrawalId') }, body: bodyOrEmpty(params), options });
+  }
+
+  /**
+   * Fails a withdrawal whose on-chain payment failed (`POST /v1/withdrawals/{id}/fail`); the funds
+   * return to `available`. Callable while the withdraw line is halted.
+   *
+   * Scope: not shown. Member-scoped (assumed, as for confirm). Idempotency key sent (assumed: it
+   * moves funds). Moves funds. Shapes not shown: `params` sent as given (default `{}`), loose result.
+   *
+   * @param withdrawalId - `wdr_<uuid>`.
+   */
+  fail(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+    return this.send(WITHDRAWALS_FAIL, { pathParams: { id: checkId(withdrawalId, 'withdrawalId') }, body: bodyOrEmpty(params), options });
+  }
+
+  /**
+   * The member's registered withdrawal addresses (`GET /v1/withdraw-addresses`); use one with
+   * `usable=true` for {@link MemberWithdrawals.create}.
+   *
+   * Scope: not shown. Member-scoped (assumed: an address book is per member). Read, no key.
+   * Shape not shown: assumed to be the standard list envelope (Common rules), items loosely typed.
+   *
+   * @throws InvalidArgumentError when `limit` is not an integer from 1 to 100.
+   */
+  addresses(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
+    return this.page(WITHDRAWALS_ADDRESSES, { query: looseListQuery(params), options });
+  }
+}

@@ -1,0 +1,45 @@
+import type { ApiPromise, CallOptions, EndpointCaller } from '../core/types.js';
+import type { LooseResult } from '../schemas/common.js';
+import { MEMBERS_CREATE, MEMBERS_SUSPEND } from '../spec/endpoints.js';
+import { bodyOrEmpty, checkId, checkObject, type LooseBody } from './guards.js';
+
+/** Body of `POST /v1/members`: only `external_member_id` is named; other keys pass through. */
+export interface MemberCreateParams {
+  /** The merchant's own identifier of the member. */
+  readonly external_member_id?: string;
+  readonly [field: string]: unknown;
+}
+
+/** Member administration (merchant account). */
+export class Members {
+  readonly #api: EndpointCaller;
+  /** @param api - The pipeline. */
+  constructor(api: EndpointCaller) {
+    this.#api = api;
+  }
+
+  /**
+   * Creates a member (`POST /v1/members`).
+   *
+   * Scope: not shown (`members:read` is the only member scope named). Merchant account.
+   * Idempotency key sent (assumed: creates an object). Rate bucket `members_write`.
+   * Shapes not shown: loosely typed.
+   */
+  create(params: MemberCreateParams, options?: CallOptions): ApiPromise<LooseResult> {
+    return this.#api.call(MEMBERS_CREATE, { body: checkObject(params, 'params'), options });
+  }
+
+  /**
+   * Suspends a member (`POST /v1/members/{id}/suspend`). A suspended member then answers
+   * `member_not_found` to member-scoped calls.
+   *
+   * Scope: not shown. Merchant account (the member is in the path, not `x-on-behalf-of`). No
+   * idempotency key (assumed: suspending is inherently idempotent). Rate bucket `members_write`.
+   * Shapes not shown: `params` sent as given (default `{}`), loosely typed result.
+   *
+   * @param memberId - `external_member_id` or `mem_<uuid>` (assumed, as for `x-on-behalf-of`).
+   */
+  suspend(memberId: string, params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+    return this.#api.call(MEMBERS_SUSPEND, { pathParams: { id: checkId(memberId, 'memberId') }, body: bodyOrEmpty(params), options });
+  }
+}

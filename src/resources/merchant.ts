@@ -1,0 +1,204 @@
+import { InvalidArgumentError } from '../core/errors.js';
+import type { ApiPromise, CallOptions, EndpointCaller, PagePromise } from '../core/types.js';
+import type { AmountInput } from '../money.js';
+import type { LooseResult } from '../schemas/common.js';
+import type { MerchantConversion, TopupDeclaration } from '../schemas/merchant.js';
+import * as E from '../spec/endpoints.js';
+import { amount, bodyOrEmpty, checkMaxChars, checkObject, checkOptionalText, checkQuery, checkText, compact, looseListQuery, optionalAmount, type ListParams, type LooseBody, type LooseQuery } from './guards.js';
+
+/**
+ * Body of `POST /v1/merchant/conversions`. There is deliberately no `quote_id`: the service
+ * rejects any presence of the key (even `null` or `""`) with `quote_lock_unsupported`.
+ */
+export interface MerchantConversionParams {
+  /** Case-insensitive asset code. */
+  readonly from_asset: string;
+  /** Must differ from `from_asset`. */
+  readonly to_asset: string;
+  /** Positive, decimals up to the `ledger_scale` of `from_asset`. */
+  readonly from_amount: AmountInput;
+  /** Slippage floor in `to_asset` precision; below it the whole conversion is rejected. Omit for none. */
+  readonly min_to_amount?: AmountInput;
+}
+
+/** Body of `POST /v1/merchant/topups`. */
+export interface TopupCreateParams {
+  /** Asset code (uppercased by the service). */
+  readonly asset: string;
+  /** `fiat` selects the fiat path; anything else silently becomes `chain` on the service. */
+  readonly channel?: 'chain' | 'fiat';
+  /** Positive decimal string, at most 20 integer digits and 12 decimals; stored as `amount_text`. */
+  readonly amount: AmountInput;
+  /** At most 64 characters; merged into `note`, not returned separately. */
+  readonly reference_no?: string;
+  /** Combined with `reference_no`, truncated to 300 characters overall by the service. */
+  readonly note?: string;
+}
+
+/** Merchant asset conversions. */
+export class MerchantConversions {
+  readonly #api: EndpointCaller;
+  /** @param api - The pipeline. */
+  constructor(api: EndpointCaller) {
+    this.#api = api;
+  }
+
+  /**
+   * Converts between two assets of the merchant prepaid account (`POST /v1/merchant/conversions`).
+   * Atomic and irreversible: no intermediate state, cancellation or retry. Priced by the service's
+   * price list at execution (no quote lock); the fee is shown as `fee_asset` / `fee_amount`.
+   * No webhook.
+   *
+   * Scope `merchant:write` (restricted, needs approval). Merchant account. Idempotency key (UUID
+   * v4) required. Moves funds.
+   *
+   * Rules: `custody_model` is `merchant_hosted`; the direction is priced and enabled; both assets
+   * enabled and allowed; available minus queued (incl. `pending_merchant_funds`) covers
+   * `from_amount`. Within 24 hours the same key and body replay the 201 (`X-Idempotent-Replay`);
+   * later the funds layer answers 200 with `duplicated: true`. `service_unavailable` is not cached
+   * under the key (the same key may be retried); other failures replay and need a new key.
+   *
+   * Errors: 400 `quote_lock_unsupported`, `invalid_request`, `asset_not_allowed`,
+   * `product_not_available`, `amount_out_of_range` (also below minimum, above maximum, slippage),
+   * `merchant_insufficient_funds`, `limit_exceeded` (no `limit_type`/`limit_scope`),
+   * `service_unavailable`; 403 `insufficient_scope`; 409 `idempotency_key_reused`,
+   * `idempotency_in_progress`.
+   *
+   * @throws InvalidArgumentError before sending when `params` has a `quote_id` key (any value),
+   * an amount is malformed, or the two assets are the same.
+   */
+  create(params: MerchantConversionParams, options?: CallOptions): ApiPromise<MerchantConversion> {
+    checkObject(params, 'params');
+    if ('quote_id' in params) {
+      throw new InvalidArgumentError('quote_id', 'is never accepted by merchant conversions (the service rejects its mere presence with quote_lock_unsupported); remove the key.');
+    }
+    const from = checkText(params.from_asset, 'from_asset');
+    const to = checkText(params.to_asset, 'to_asset');
+    if (from.toUpperCase() === to.toUpperCase()) throw new InvalidArgumentError('to_asset', 'must differ from from_asset.');
+    const body = compact({
+      from_asset: from,
+      to_asset: to,
+      from_amount: amount(params.from_amount, 'from_amount'),
+      min_to_amount: optionalAmount(params.min_to_amount, 'min_to_amount', { positive: false }),
+    });
+    return this.#api.call(E.MERCHANT_CONVERSIONS_CREATE, { body, options });
+  }
+}
+
+/** Prepaid top-up declarations. */
+export class MerchantTopups {
+  readonly #api: EndpointCaller;
+  /** @param api - The pipeline. */
+  constructor(api: EndpointCaller) {
+    this.#api = api;
+  }
+
+  /**
+   * Declares a prepaid top-up (`POST /v1/merchant/topups`). Changes no balance: it registers a
+   * `pending` declaration, posted only after receipt is confirmed (on-chain receipts post
+   * automatically; offline settlement needs dual approval). No webhook: poll {@link MerchantTopups.list}.
+   *
+   * Scope `merchant:write` (restricted). Merchant account. Idempotency key (UUID v4) required; the
+   * 24-hour window is the only layer (after it, the same key creates a second declaration).
+   *
+   * Rules: `channel` is checked to be exactly `chain` or `fiat` before sending, because the service
+   * silently turns any other value (even `FIAT`) into `chain`, and a declared `chain` record has no
+   * transaction hash and never posts automatically.
+   *
+   * Errors: 400 `invalid_request` (body not JSON or asset missing), `invalid_fields` (amount, with
+   * `fields[].key = amount`), `asset_not_allowed`; 403 `insufficient_scope`; 409
+   * `idempotency_key_reused`, `idempotency_in_progress`.
+   *
+   * @throws InvalidArgumentError before sending when `amount` is not positive or exceeds 20
+   * integer digits or 12 decimals, `reference_no` exceeds 64 characters, or `channel` is another value.
+   */
+  create(params: TopupCreateParams, options?: CallOptions): ApiPromise<TopupDeclaration> {
+    checkObject(params, 'params');
+    const { channel, reference_no } = params;
+    if (channel !== undefined && channel !== 'chain' && channel !== 'fiat') {
+      throw new InvalidArgumentError('channel', 'must be exactly "chain" or "fiat" (the service silently treats any other value as chain).');
+    }
+    const body = compact({
+      asset: checkText(params.asset, 'asset'),
+      channel,
+      amount: amount(params.amount, 'amount', { maxIntegerDigits: 20, maxDecimals: 12 }),
+      reference_no: reference_no === undefined ? undefined : checkMaxChars(checkOptionalText(reference_no, 'reference_no')!, 'reference_no', 64),
+      note: checkOptionalText(params.note, 'note'),
+    });
+    return this.#api.call(E.MERCHANT_TOPUPS_CREATE, { body, options });
+  }
+
+  /**
+   * Top-up declarations and their progress (`GET /v1/merchant/topups`).
+   *
+   * Scope: not shown. Merchant account. Read. Shape not shown: assumed the list envelope, loosely
+   * typed items.
+   */
+  list(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
+    return this.#api.list(E.MERCHANT_TOPUPS_LIST, { query: looseListQuery(params), options });
+  }
+}
+
+/** The merchant's own prepaid account. */
+export class MerchantAccount {
+  readonly #api: EndpointCaller;
+  /** Asset conversions. */
+  readonly conversions: MerchantConversions;
+  /** Top-up declarations. */
+  readonly topups: MerchantTopups;
+
+  /** @param api - The pipeline. */
+  constructor(api: EndpointCaller) {
+    this.#api = api;
+    this.conversions = new MerchantConversions(api);
+    this.topups = new MerchantTopups(api);
+  }
+
+  /**
+   * The merchant prepaid balances (`GET /v1/merchant/balances`).
+   *
+   * Scope: not shown. Merchant account. Read. Shape not shown: assumed the list envelope.
+   */
+  balances(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
+    return this.#api.list(E.MERCHANT_BALANCES, { query: looseListQuery(params), options });
+  }
+
+  /**
+   * The merchant's line switches (`GET /v1/merchant/lines`); withdrawals follow the withdraw
+   * line's switch (disabled or halted: `service_unavailable`).
+   *
+   * Scope: not shown. Merchant account. Read. Shape not shown: assumed the list envelope.
+   */
+  lines(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
+    return this.#api.list(E.MERCHANT_LINES, { query: looseListQuery(params), options });
+  }
+
+  /**
+   * Pending amounts of the merchant account (`GET /v1/merchant/pending`).
+   *
+   * Scope: not shown. Merchant account. Read. Shape not shown: a loosely typed object.
+   */
+  pending(query?: LooseQuery, options?: CallOptions): ApiPromise<LooseResult> {
+    return this.#api.call(E.MERCHANT_PENDING, { query: checkQuery(query), options });
+  }
+
+  /**
+   * The conversion directions and prices (`GET /v1/merchant/conversion-pairs`).
+   *
+   * Scope: not shown. Merchant account. Read. Shape not shown: assumed the list envelope.
+   */
+  conversionPairs(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
+    return this.#api.list(E.MERCHANT_CONVERSION_PAIRS, { query: looseListQuery(params), options });
+  }
+
+  /**
+   * A deposit address of the merchant account (`POST /v1/merchant/deposit-address`). Its
+   * `service_unavailable` carries `retry_after` (seconds).
+   *
+   * Scope: not shown. Merchant account. Idempotency key sent (assumed: it allocates an address
+   * object; a fresh key per call is harmless if ignored). Shapes not shown: loosely typed.
+   */
+  depositAddress(params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+    return this.#api.call(E.MERCHANT_DEPOSIT_ADDRESS, { body: bodyOrEmpty(params), options });
+  }
+}

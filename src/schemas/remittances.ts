@@ -1,0 +1,295 @@
+import { z } from 'zod';
+import { decimalString, integer, isoTimestamp, looseResultSchema, openEnum } from './common.js';
+
+/** Remittance order states (States and transitions > Remittance order). */
+export const REMITTANCE_STATUSES = [
+  'reviewing',
+  'dispatching',
+  'submitting',
+  'processing',
+  'needs_reconfirm',
+  'completed',
+  'failed',
+  'canceled',
+  'refunded',
+] as const;
+
+/**
+ * A remittance order status (unknown values kept).
+ *
+ * @useDeclaredType
+ */
+export type RemittanceStatus = z.infer<typeof remittanceStatusSchema>;
+const remittanceStatusSchema = openEnum(REMITTANCE_STATUSES);
+
+/** `waiting_on` values of the pending action. */
+export const WAITING_ON_VALUES = ['member', 'review', 'none'] as const;
+
+/** `action.kind = slippage`: the price moved at dispatch and the user must reconfirm. */
+export const slippageActionSchema = z.looseObject({
+  /** Discriminant: `slippage`. */
+  kind: z.literal('slippage'),
+  /** How far the price moved, in basis points. */
+  moved_bps: integer,
+  /** Slippage tolerance, in basis points. */
+  slippage_bps: integer,
+  /** Total before the move. */
+  old_total: decimalString,
+  /** Send it unchanged to `reconfirm` to accept. */
+  new_total: decimalString,
+  /** Show this one to the user. */
+  extra_charge: decimalString,
+  /** At least `extra_charge`; use it for the balance check. */
+  extra_locked: decimalString,
+  /** The member's available balance for the check. */
+  available: decimalString,
+  /** `false` means no confirm button. */
+  can_accept: z.boolean(),
+  /** Empty, `insufficient_balance` or `too_many_rounds`. */
+  reject_reason: openEnum(['', 'insufficient_balance', 'too_many_rounds']),
+  /** ISO 8601; the reconfirmation window is 4 hours. */
+  deadline: isoTimestamp,
+});
+
+/**
+ * A slippage action.
+ *
+ * @useDeclaredType
+ */
+export type SlippageAction = z.infer<typeof slippageActionSchema>;
+
+/** One document item of a supplement round. */
+export const supplementItemSchema = z.looseObject({
+  /** Key of the requested document. */
+  field_key: z.string(),
+  /** Label to show the end user. */
+  label: z.string(),
+  /** For example `file`. */
+  type: z.string(),
+  /** Whether the item is required. */
+  required: z.boolean(),
+  /** Whether the item was submitted. */
+  submitted: z.boolean(),
+});
+
+/** `action.kind = supplement`: documents are requested from the end user. */
+export const supplementActionSchema = z.looseObject({
+  /** Discriminant: `supplement`. */
+  kind: z.literal('supplement'),
+  /** Supplement round number. */
+  round: integer,
+  /** `PENDING` (awaiting upload) or `SUBMITTED` (awaiting review). */
+  status: openEnum(['PENDING', 'SUBMITTED']),
+  /** Identifies whether the service or the upstream reviews. */
+  source: z.string(),
+  /** Message to show the end user. */
+  message: z.string(),
+  /** Documents requested. */
+  items: z.array(supplementItemSchema),
+  /** Hosted upload address for the end user. */
+  submit_url: z.string(),
+  /** ISO 8601. */
+  created_at: isoTimestamp,
+  /** ISO 8601, or `""` while not submitted. */
+  submitted_at: z.string(),
+  /** Always null: no automatic cancellation. */
+  deadline: z.null(),
+});
+
+/**
+ * A supplement action.
+ *
+ * @useDeclaredType
+ */
+export type SupplementAction = z.infer<typeof supplementActionSchema>;
+
+const KNOWN_ACTION_KINDS: readonly string[] = ['slippage', 'supplement'];
+
+/**
+ * An action of a kind this SDK version does not know (Versioning: new action types are added
+ * without notice). `kind` and every field are kept unchanged so the caller can show it.
+ * A known kind with a malformed body does not fall back here: it fails validation.
+ */
+export const unknownActionSchema = z.looseObject({
+  /** The kind as the service sent it; show the action unchanged. */
+  kind: z.string().refine((kind) => !KNOWN_ACTION_KINDS.includes(kind), 'known action kind with an invalid shape'),
+});
+
+/**
+ * An action of an unknown kind.
+ *
+ * @useDeclaredType
+ */
+export type UnknownAction = z.infer<typeof unknownActionSchema>;
+
+/** A pending action: slippage, supplement, or an unknown kind. */
+export const pendingActionSchema = z.union([slippageActionSchema, supplementActionSchema, unknownActionSchema]);
+
+/**
+ * A pending action. Narrow with {@link isSlippageAction} / {@link isSupplementAction}.
+ *
+ * @useDeclaredType
+ */
+export type PendingAction = z.infer<typeof pendingActionSchema>;
+
+/** Whether the action is a slippage reconfirmation. */
+export function isSlippageAction(action: PendingAction | null): action is SlippageAction {
+  return action !== null && action.kind === 'slippage';
+}
+
+/** Whether the action is a document supplement request. */
+export function isSupplementAction(action: PendingAction | null): action is SupplementAction {
+  return action !== null && action.kind === 'supplement';
+}
+
+/** Whether the action is of a kind this SDK does not know (show it unchanged). */
+export function isUnknownAction(action: PendingAction | null): action is UnknownAction {
+  return action !== null && !KNOWN_ACTION_KINDS.includes(action.kind);
+}
+
+/** `GET /v1/remittances/{id}/pending-action` (Resources > Remittance pending action). */
+export const pendingActionResultSchema = z.looseObject({
+  /** The remittance order id. */
+  id: z.string(),
+  /** `member` (action non-null), `review` (documents under review) or `none`. */
+  waiting_on: openEnum(WAITING_ON_VALUES),
+  /** Null when nothing is required of the user. */
+  action: pendingActionSchema.nullable(),
+});
+
+/**
+ * The pending user action of a remittance.
+ *
+ * @useDeclaredType
+ */
+export type PendingActionResult = z.infer<typeof pendingActionResultSchema>;
+
+/** A personal remittance account application (Resources). */
+export const personalAccountApplicationSchema = z.looseObject({
+  /** `vpa_<n>`. */
+  id: z.string(),
+  /** `reviewing`. */
+  status: openEnum(['reviewing']),
+  /** True only on the 200 reuse response. */
+  reused: z.boolean().optional(),
+});
+
+/**
+ * A personal remittance account application.
+ *
+ * @useDeclaredType
+ */
+export type PersonalAccountApplication = z.infer<typeof personalAccountApplicationSchema>;
+
+/** `POST /v1/remittances/{id}/cancel` result: `{id, status: canceled}`. */
+export const remittanceCancelResultSchema = z.looseObject({
+  /** `rmt_<uuid>`. */
+  id: z.string(),
+  /** `canceled`. */
+  status: remittanceStatusSchema,
+});
+
+/**
+ * A remittance cancel result.
+ *
+ * @useDeclaredType
+ */
+export type RemittanceCancelResult = z.infer<typeof remittanceCancelResultSchema>;
+
+/**
+ * A remittance order record. Its fields are not shown beyond the states; `id` and `status` are
+ * typed as optional, everything else passes through.
+ */
+export const remittanceRecordSchema = looseResultSchema.extend({
+  /** Order status (unknown values kept). */
+  status: remittanceStatusSchema.optional(),
+});
+
+/**
+ * A remittance order (loosely typed).
+ *
+ * @useDeclaredType
+ */
+export type RemittanceRecord = z.infer<typeof remittanceRecordSchema>;
+
+/** A corridor: country, currency, payment method and its clearing systems. */
+export const corridorSchema = z.looseObject({
+  /** Payee country. */
+  country: z.string(),
+  /** Payout currency. */
+  currency: z.string(),
+  /** Payment method. */
+  payment_method: z.string(),
+  /** Send one as `clearing_system` exactly as returned (letter case preserved). */
+  clearing_systems: z.array(z.string()),
+});
+
+/**
+ * A remittance corridor.
+ *
+ * @useDeclaredType
+ */
+export type Corridor = z.infer<typeof corridorSchema>;
+
+/** A bank directory entry. */
+export const bankEntrySchema = z.looseObject({
+  /** BIC. */
+  swift_code: z.string(),
+  /** Bank name. */
+  bank_name: z.string(),
+  /** May be null. */
+  address: z.string().nullable(),
+  /** City. */
+  city: z.string(),
+  /** Two-letter country code. */
+  country_code: z.string(),
+  /** May be empty. */
+  branch: z.string(),
+});
+
+/**
+ * A bank directory entry.
+ *
+ * @useDeclaredType
+ */
+export type BankEntry = z.infer<typeof bankEntrySchema>;
+
+/** `GET /v1/remit/swift-search` result. */
+export const swiftSearchResultSchema = z.looseObject({
+  /** True when the directory is not configured or unreachable (not the same as no match). */
+  unavailable: z.boolean(),
+  /** Matches; values only prefill, the user's values prevail. */
+  banks: z.array(bankEntrySchema),
+});
+
+/**
+ * A bank directory search result.
+ *
+ * @useDeclaredType
+ */
+export type SwiftSearchResult = z.infer<typeof swiftSearchResultSchema>;
+
+/** One text of the agreement. */
+export const agreementTextSchema = z.looseObject({
+  /** May differ from the requested language (fallback through `en`, then `zh-Hans`). */
+  lang: z.string(),
+  /** Title. */
+  title: z.string(),
+  /** Full text to show the end user. */
+  body: z.string(),
+});
+
+/** `GET /v1/remit/vp/agreement` result. */
+export const agreementSchema = z.looseObject({
+  /** The agreement text to show in full before applying. */
+  agreement: agreementTextSchema,
+  /** May be null. */
+  intro: agreementTextSchema.nullable(),
+});
+
+/**
+ * The personal remittance agreement.
+ *
+ * @useDeclaredType
+ */
+export type Agreement = z.infer<typeof agreementSchema>;

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { integer, isoTimestamp, looseResultSchema, openEnum, pageSchema } from './common.js';
+
+/** Export report states (States and transitions > Export report). */
+export const REPORT_STATUSES = ['queued', 'building', 'ready', 'failed', 'expired'] as const;
+/** Report kinds: not shown beyond `statements`. */
+export const REPORT_KINDS = ['statements'] as const;
+/** `error` values on failure (empty unless failed). */
+export const REPORT_ERRORS = ['', 'too_large', 'unknown_kind', 'build_timeout', 'build_failed'] as const;
+
+/** An export report list item. */
+export const exportReportSchema = z.looseObject({
+  /** `rep_<uuid>`. */
+  id: z.string(),
+  /** Report kind (`statements`; other values kept). */
+  kind: openEnum(REPORT_KINDS),
+  /** `queued`, `building`, `ready`, `failed` or `expired` (unknown values kept: show them). */
+  status: openEnum(REPORT_STATUSES),
+  /** Meaningful only after `ready` (0 before). */
+  rows: integer,
+  /** Meaningful only after `ready` (0 before). */
+  bytes: integer,
+  /** Empty unless failed: `too_large`, `unknown_kind`, `build_timeout`, `build_failed`. */
+  error: openEnum(REPORT_ERRORS),
+  /** ISO 8601; a `ready` file is removed 7 days after it became ready. */
+  expires_at: isoTimestamp,
+  /** ISO 8601; the list is strictly descending by (`created_at`, `id`). */
+  created_at: isoTimestamp,
+});
+
+/**
+ * An export report.
+ *
+ * @useDeclaredType
+ */
+export type ExportReport = z.infer<typeof exportReportSchema>;
+
+/** A page of `GET /v1/reports`. */
+export const exportReportPageSchema = pageSchema(exportReportSchema);
+
+/**
+ * `GET /v1/reports/{id}`: shape not shown. The prose implies a download address (the list has
+ * no `download_url`, retrieve is called before downloading); `download_url` is typed optional.
+ */
+export const reportDetailSchema = looseResultSchema.extend({
+  /** Report status. */
+  status: openEnum(REPORT_STATUSES).optional(),
+  /** Download address, when the service sends one (shape not shown). */
+  download_url: z.string().optional(),
+});
+
+/**
+ * A report (loosely typed).
+ *
+ * @useDeclaredType
+ */
+export type ReportDetail = z.infer<typeof reportDetailSchema>;

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { decimalString, integer } from './common.js';
+
+/** Sandbox faucet credit (Resources > Other response shapes). */
+export const faucetCreditSchema = z.looseObject({
+  /** True when credited. */
+  ok: z.boolean(),
+  /** Asset credited. */
+  asset: z.string(),
+  /** Amount credited to the merchant prepaid account. */
+  credited: decimalString,
+  /** Decimal places of `credited`. */
+  ledger_scale: integer,
+  /** `jrn_` journal of the posting. */
+  journal_id: z.string(),
+  /** Present (true) on idempotent hits; nothing new was posted. */
+  duplicated: z.boolean().optional(),
+});
+
+/**
+ * A sandbox faucet credit.
+ *
+ * @useDeclaredType
+ */
+export type FaucetCredit = z.infer<typeof faucetCreditSchema>;

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { integer, openEnum } from './common.js';
+
+/** Token exchange response (Resources > Other response shapes, Authentication > Stage 1). */
+export const tokenSchema = z.looseObject({
+  /** The access token (a secret: never log it). */
+  auth_token: z.string(),
+  /** Unix seconds (not milliseconds, not ISO). */
+  expired_at: integer,
+  /** `Bearer`. */
+  token_type: openEnum(['Bearer']),
+  /** Scopes granted to the key. */
+  scopes: z.array(z.string()),
+});
+
+/**
+ * An access token.
+ *
+ * @useDeclaredType
+ */
+export type Token = z.infer<typeof tokenSchema>;

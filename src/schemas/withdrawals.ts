@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { decimalString, integer, openEnum } from './common.js';
+
+/** Withdrawal states the spec names (`locked` after creation; final state names not shown). */
+export const WITHDRAWAL_STATUSES = ['locked'] as const;
+
+/** A withdrawal order (Resources > Withdrawal order). */
+export const withdrawalOrderSchema = z.looseObject({
+  /** `wdr_<uuid>`. */
+  id: z.string(),
+  /** `locked` after creation (final state names are not shown by the spec). */
+  status: openEnum(WITHDRAWAL_STATUSES),
+  /** Uppercase asset code. */
+  asset: z.string(),
+  /** Debited amount, a decimal string at `ledger_scale`. */
+  amount: decimalString,
+  /** Decimal places of `amount`. */
+  ledger_scale: integer,
+  /** Snapshotted unchanged, immutable afterwards. */
+  to_address: z.string(),
+});
+
+/**
+ * A withdrawal order.
+ *
+ * @useDeclaredType
+ */
+export type WithdrawalOrder = z.infer<typeof withdrawalOrderSchema>;

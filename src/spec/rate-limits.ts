@@ -1,0 +1,29 @@
+import type { RateLimitBucket } from './endpoint.js';
+
+/** Per-minute quotas of the spec's rate-limit buckets (Limits > Rate limits). */
+export const RATE_LIMIT_QUOTAS: Readonly<Record<RateLimitBucket, number>> = {
+  deposits: 60,
+  members_write: 300,
+  orders: 120,
+  reads: 1200,
+};
+
+/** Token exchanges allowed per minute (Limits > Rate limits). */
+export const TOKEN_EXCHANGES_PER_MINUTE = 20;
+
+/**
+ * The bucket of a request, chosen by method and path prefix as the spec describes: unrecognised
+ * writes fall into `orders`, unrecognised reads into `reads`.
+ */
+export function bucketOf(method: string, path: string): RateLimitBucket {
+  if (method === 'GET' || method === 'HEAD') return 'reads';
+  const p = pathOnly(path);
+  if (p === '/v1/deposits') return 'deposits';
+  if (p === '/v1/members' || p.startsWith('/v1/members/')) return 'members_write';
+  return 'orders';
+}
+
+function pathOnly(path: string): string {
+  const q = path.indexOf('?');
+  return q === -1 ? path : path.slice(0, q);
+}

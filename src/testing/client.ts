@@ -1,0 +1,54 @@
+import { MerchantClient } from '../client.js';
+import type { MerchantClientOptions } from '../core/config.js';
+import type { SandboxCredentials } from './auth.js';
+import type { SandboxRequest, SandboxResponse } from './service.js';
+
+/** The host name `sandbox.client()` uses; any origin works, msw handlers match every origin. */
+export const SANDBOX_BASE_URL = 'https://sandbox.merchant-stablecoin.test';
+
+/** How a sandbox client reaches the simulator. */
+export type SandboxClientRoute = 'direct' | 'msw';
+
+/** Options of `sandbox.client()`: any client option, plus the route. */
+export interface SandboxClientOptions extends Partial<MerchantClientOptions> {
+  /**
+   * `direct` (default): an in-process `fetch` that hands each request to the simulator, with no
+   * msw and no socket. `msw`: the global `fetch`, for suites that run
+   * `setupServer(...sandbox.handlers)` and want msw to see every call.
+   */
+  readonly via?: SandboxClientRoute;
+}
+
+/**
+ * A WHATWG-style fetch answering from the simulator in-process. The request's bytes and
+ * path-with-query are passed unchanged, so signatures verify exactly as over a socket.
+ */
+export function createSandboxFetch(handle: (req: SandboxRequest) => Promise<SandboxResponse>): (input: string, init: RequestInit) => Promise<Response> {
+  return async (input, init) => {
+    const url = new URL(input);
+    const body = init.body === undefined || init.body === null ? undefined : new Uint8Array(await new Response(init.body).arrayBuffer());
+    if (init.signal?.aborted) throw init.signal.reason;
+    const res = await handle({ method: init.method ?? 'GET', url: url.pathname + url.search, headers: new Headers(init.headers), body: body ?? null });
+    // A reset connection surfaces as fetch's own network error.
+    if (res.reset) throw new TypeError('fetch failed', { cause: new Error('socket hang up (sandbox reset fault)') });
+    return new Response(res.status === 204 || res.status === 304 ? null : res.body, { status: res.status, headers: res.headers });
+  };
+}
+
+/** Builds a {@link MerchantClient} wired to a sandbox through the fetch transport. */
+export function createSandboxClient(
+  credentials: SandboxCredentials,
+  sandboxFetch: (input: string, init: RequestInit) => Promise<Response>,
+  options: SandboxClientOptions = {},
+): MerchantClient {
+  const { via = 'direct', ...rest } = options;
+  return new MerchantClient({
+    baseUrl: SANDBOX_BASE_URL,
+    ...credentials,
+    // Tests should not wait seconds between retries; callers may still override.
+    backoff: { baseDelayMs: 5, inProgressDelayMs: 20, maxDelayMs: 100 },
+    ...rest,
+    transport: 'fetch',
+    ...(via === 'direct' ? { fetch: sandboxFetch } : {}),
+  });
+}

@@ -1,0 +1,179 @@
+/**
+ * A failure to inject into the next matching requests.
+ *
+ * - `status`: 500, 502 or 504 with the envelope. `before`: nothing executes. `after`: the
+ *   request is processed normally and its outcome stored under the idempotency key, then this
+ *   error is returned instead (the "timed out but executed" case).
+ * - `in_progress`: 409 `idempotency_in_progress`.
+ * - `rate_limited`: 429 with `Retry-After`; `flat` is the spec envelope plus `retry_after`,
+ *   `wrapped` is `{error: {code, message, retry_after}}`.
+ * - `html`: a proxy's HTML error page (`text/html`, no `X-Request-Id`, since it never reached
+ *   the service).
+ * - `reset`: the connection is dropped without an answer (server mode destroys the socket,
+ *   msw answers `HttpResponse.error()`).
+ * - `delay`: waits `ms` real milliseconds, then answers normally. The wait happens after the
+ *   idempotency key is claimed, so a concurrent retry sees `idempotency_in_progress`.
+ * - `unknown_code`: an envelope with a code outside the catalogue (default 500
+ *   `brand_new_code`).
+ * - `timestamp_skew`: 401 `timestamp_out_of_range`, as if the client's clock had drifted.
+ */
+export type Fault =
+  | {
+      /** A 500, 502 or 504 envelope. */
+      kind: 'status';
+      /** HTTP status. */
+      status: 500 | 502 | 504;
+      /** Error code (default the status's: `api_error`, `upstream_error`, `upstream_timeout`). */
+      code?: string;
+      /** `before`: nothing executes; `after`: executes and stores the outcome, then fails. */
+      when: 'before' | 'after';
+    }
+  | {
+      /** 409 `idempotency_in_progress`. */
+      kind: 'in_progress';
+    }
+  | {
+      /** 429 `rate_limited`. */
+      kind: 'rate_limited';
+      /** Seconds, in `Retry-After` and `retry_after`. */
+      retryAfter: number;
+      /** `flat` envelope or `wrapped` in `error`. */
+      shape: 'flat' | 'wrapped';
+    }
+  | {
+      /** A proxy's HTML error page. */
+      kind: 'html';
+      /** HTTP status of the page. */
+      status: 502 | 503 | 504;
+    }
+  | {
+      /** The connection is dropped without an answer. */
+      kind: 'reset';
+    }
+  | {
+      /** Waits, then answers normally. */
+      kind: 'delay';
+      /** Real milliseconds to wait. */
+      ms: number;
+    }
+  | {
+      /** An envelope with a code outside the catalogue. */
+      kind: 'unknown_code';
+      /** HTTP status (default 500). */
+      status?: number;
+      /** The code (default `brand_new_code`). */
+      code?: string;
+    }
+  | {
+      /** 401 `timestamp_out_of_range`. */
+      kind: 'timestamp_skew';
+    };
+
+/**
+ * Which requests a fault applies to. `path` is compared with the request path without its
+ * query: a string matches exactly, or as a template where `:name` or `*` matches one segment
+ * (`/v1/cards/:id/activate`); a RegExp is tested against it. `method` is case-insensitive;
+ * omitted means any method.
+ */
+export interface FaultMatch {
+  /** HTTP method, case-insensitive; omitted matches any. */
+  method?: string;
+  /** Exact path, template (`:name`, `*`) or RegExp, compared without the query. */
+  path: string | RegExp;
+}
+
+/** Options of {@link SandboxFaults.inject}. */
+export interface FaultOptions {
+  /** How many matching requests fail (default 1; `Infinity` for all). */
+  times?: number;
+}
+
+/** A registered fault, for inspection and removal. */
+export interface InjectedFault {
+  /** Which requests it applies to. */
+  readonly match: FaultMatch;
+  /** The failure injected. */
+  readonly fault: Fault;
+  /** Matching requests still to fail. */
+  readonly remaining: number;
+  /** Requests this fault has hit so far. */
+  readonly hits: number;
+  /** Unregisters the fault. */
+  remove(): void;
+}
+
+/** Fault injection control (`sandbox.faults`). */
+export interface SandboxFaults {
+  /** Makes the next `times` requests matching `match` fail with `fault`. First match wins. */
+  inject(match: FaultMatch, fault: Fault, options?: FaultOptions): InjectedFault;
+  /** Removes every injected fault. */
+  clear(): void;
+  /** Faults still registered. */
+  list(): InjectedFault[];
+}
+
+interface Slot {
+  match: FaultMatch;
+  fault: Fault;
+  remaining: number;
+  hits: number;
+}
+
+function pathMatches(pattern: string | RegExp, path: string): boolean {
+  if (pattern instanceof RegExp) return pattern.test(path);
+  if (pattern === path) return true;
+  const a = pattern.split('/');
+  const b = path.split('/');
+  return a.length === b.length && a.every((seg, i) => seg === b[i] || seg === '*' || seg.startsWith(':'));
+}
+
+/** The registry behind `sandbox.faults`, plus `take()` for the pipeline. */
+export class FaultRegistry implements SandboxFaults {
+  private slots: Slot[] = [];
+
+  inject(match: FaultMatch, fault: Fault, options: FaultOptions = {}): InjectedFault {
+    const slot: Slot = { match, fault, remaining: options.times ?? 1, hits: 0 };
+    this.slots.push(slot);
+    return this.view(slot);
+  }
+
+  clear(): void {
+    this.slots = [];
+  }
+
+  list(): InjectedFault[] {
+    return this.slots.map((s) => this.view(s));
+  }
+
+  /** Consumes and returns the first fault matching this request, if any. */
+  take(method: string, path: string): Fault | undefined {
+    const slot = this.slots.find(
+      (s) =>
+        s.remaining > 0 &&
+        (s.match.method === undefined || s.match.method.toUpperCase() === method) &&
+        pathMatches(s.match.path, path),
+    );
+    if (!slot) return undefined;
+    slot.remaining -= 1;
+    slot.hits += 1;
+    if (slot.remaining <= 0) this.slots = this.slots.filter((s) => s !== slot);
+    return slot.fault;
+  }
+
+  private view(slot: Slot): InjectedFault {
+    const registry = this;
+    return {
+      match: slot.match,
+      fault: slot.fault,
+      get remaining() {
+        return slot.remaining;
+      },
+      get hits() {
+        return slot.hits;
+      },
+      remove() {
+        registry.slots = registry.slots.filter((s) => s !== slot);
+      },
+    };
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The testing kit: an in-memory, stateful simulator of the Merchant Stablecoin Account API with
+ * fault injection, a movable clock, webhook emission, msw handlers and a node:http server.
+ *
+ * The simulator shares no code with the SDK's signing, error parsing or schemas, so a bug in
+ * one cannot be hidden by the same bug in the other.
+ *
+ * @packageDocumentation
+ */
+export { createSandbox } from './sandbox.js';
+export type { Sandbox, SandboxOptions, SandboxStats, RequestLog } from './sandbox.js';
+export type { SandboxHandlers } from './msw.js';
+export type { SandboxCredentials } from './auth.js';
+export type { SandboxClock } from './clock.js';
+export type { Fault, FaultMatch, FaultOptions, InjectedFault, SandboxFaults } from './faults.js';
+export type { SandboxRequest, SandboxResponse, RecordedRequest } from './service.js';
+export type { ListenOptions, SandboxServer } from './server.js';
+export type { QuotaName } from './rate-limit.js';
+export { DEFAULT_QUOTAS } from './rate-limit.js';
+export type { SandboxAsset } from './assets.js';
+export { DEFAULT_ASSETS } from './assets.js';
+export type { Bucket, EffectRecord, LineName, KycStatus, ClosePhase, CorridorRecord, ActionSeed } from './store.js';
+export { BUCKETS } from './store.js';
+export type {
+  AmountInput,
+  BalanceSnapshot,
+  BucketsInput,
+  CardSnapshot,
+  MerchantSnapshot,
+  RemittanceSnapshot,
+  ReportSnapshot,
+  SandboxMember,
+  SandboxState,
+  SeedCardInput,
+  SeedMemberInput,
+  SeedRemittanceInput,
+  SeedReportsOptions,
+} from './state-types.js';
+export type {
+  BatchOptions,
+  SandboxWebhooks,
+  WebhookDelivery,
+  WebhookDeliveryOptions,
+  WebhookEnvelope,
+  WebhookEventData,
+} from './webhooks.js';
+export { createSandboxClient, createSandboxFetch, SANDBOX_BASE_URL, type SandboxClientOptions, type SandboxClientRoute } from './client.js';

@@ -1,0 +1,104 @@
+/**
+ * Remittance orders. Cancel and pending-action follow the spec. `GET /v1/remittances`,
+ * `GET /v1/remittances/{id}` and `POST /v1/remittances/{id}/reconfirm` are named-only; their
+ * shapes here are simulator-invented. Orders are seeded with `sandbox.state.seedRemittance()`
+ * (the spec lists no creation endpoint).
+ */
+import { paginate } from '../cursor.js';
+import { fail } from '../errors.js';
+import { iso } from '../ids.js';
+import { fmt } from '../money.js';
+import { MAX_ROUNDS, pendingAction, releaseHolds, totalHeld } from '../remittance-logic.js';
+import { move, type RemittanceRecord, type Store } from '../store.js';
+import type { RouteContext, RouteDef } from './context.js';
+import { owned, reqString, withPrefix } from './fields.js';
+
+/** Simulator-invented order shape. */
+export function remittanceView(store: Store, r: RemittanceRecord): Record<string, unknown> {
+  const scale = store.assets.get(r.asset).ledger_scale;
+  return {
+    id: r.id,
+    status: r.status,
+    line: r.line,
+    asset: r.asset,
+    amount: fmt(r.amount, scale),
+    locked: fmt(totalHeld(r), scale),
+    ledger_scale: scale,
+    created_at: iso(r.created_at),
+  };
+}
+
+function orderOf(ctx: RouteContext): RemittanceRecord {
+  return owned(ctx.store.remittances, withPrefix(ctx.params['id'] ?? '', 'rmt_'), ctx.requireMember());
+}
+
+/** Remittance order routes. */
+export const remittanceRoutes: RouteDef[] = [
+  {
+    method: 'GET',
+    path: '/v1/remittances',
+    scope: 'remittances:read',
+    member: 'required',
+    idempotency: 'none',
+    handler(ctx) {
+      const m = ctx.requireMember();
+      const mine = [...ctx.store.remittances.values()].filter((r) => r.memberId === m.id);
+      const { page, next_cursor, has_more } = paginate(mine, ctx.query, { now: ctx.now, generation: ctx.store.cursorGeneration });
+      return { status: 200, body: { data: page.map((r) => remittanceView(ctx.store, r)), next_cursor, has_more } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/remittances/:id',
+    scope: 'remittances:read',
+    member: 'required',
+    idempotency: 'none',
+    handler: (ctx) => ({ status: 200, body: remittanceView(ctx.store, orderOf(ctx)) }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/remittances/:id/pending-action',
+    member: 'required',
+    idempotency: 'none',
+    handler: (ctx) => ({ status: 200, body: pendingAction(ctx.store, orderOf(ctx)) }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/remittances/:id/cancel',
+    scope: 'remittances:write',
+    member: 'required',
+    idempotency: 'required',
+    handler(ctx) {
+      ctx.json();
+      const r = orderOf(ctx);
+      if (r.status !== 'needs_reconfirm') fail('state_invalid', `The order is ${r.status}; only needs_reconfirm can be canceled.`);
+      const returned = totalHeld(r);
+      releaseHolds(ctx.store, r, 'canceled');
+      ctx.effect('remittance.cancel', r.id, { memberId: r.memberId, asset: r.asset, amount: returned.toFixed() });
+      return { status: 200, body: { id: r.id, status: 'canceled' } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/remittances/:id/reconfirm',
+    scope: 'remittances:write',
+    member: 'required',
+    idempotency: 'required',
+    handler(ctx) {
+      const body = ctx.json();
+      const r = orderOf(ctx);
+      if (r.status !== 'needs_reconfirm' || r.action !== 'auto') fail('state_invalid', 'Nothing to reconfirm.');
+      const scale = ctx.store.assets.get(r.asset).ledger_scale;
+      // Acceptance is sending `new_total` unchanged (spec: slippage).
+      if (reqString(body, 'new_total') !== fmt(r.slippage.new_total, scale)) fail('invalid_request', 'new_total does not match the pending action');
+      if (r.rounds >= MAX_ROUNDS) fail('state_invalid', 'Too many reconfirmation rounds.');
+      const m = ctx.requireMember();
+      move(m, r.asset, 'available', 'locked', r.slippage.extra_locked);
+      r.extraHolds.push(r.slippage.extra_locked);
+      r.rounds += 1;
+      r.status = 'processing';
+      ctx.effect('remittance.reconfirm', r.id, { memberId: m.id, asset: r.asset, amount: r.slippage.extra_locked.toFixed() });
+      return { status: 200, body: { id: r.id, status: r.status } };
+    },
+  },
+];

@@ -1,0 +1,353 @@
+/** Public types of `sandbox.state`: seeding inputs, snapshots and the facade interface. */
+import type { SandboxAsset } from './assets.js';
+import type { ActionSeed, Bucket, ClosePhase, CorridorRecord, EffectRecord, KycStatus, LineName } from './store.js';
+
+/** A decimal amount in seeding input. */
+export type AmountInput = string | number;
+
+/** Bucket amounts to seed for one asset, e.g. `{ available: '100', locked: '5' }`. */
+export type BucketsInput = Partial<Record<Bucket, AmountInput>>;
+
+/** Input of {@link SandboxState.seedMember}. */
+export interface SeedMemberInput {
+  /** Default: `ext_<random>`. */
+  external_member_id?: string;
+  /** Default: `mem_<uuid>`. */
+  id?: string;
+  /** Per asset, e.g. `{ USDT: { available: '100' } }`. */
+  balances?: Record<string, BucketsInput>;
+  /** 1: L1 approved; 2: L1 and L2 approved. Default 0. */
+  kyc_level?: 0 | 1 | 2;
+  /** Suspended members read as `member_not_found`. */
+  status?: 'active' | 'suspended';
+  /** Banned/blocklisted/frozen: withdrawals answer `request_rejected`. */
+  restricted?: boolean;
+  /** QR payment asset priorities (default USDT then USDC). */
+  payment_priorities?: string[];
+}
+
+/** A member as seen by tests. */
+export interface SandboxMember {
+  /** `mem_<uuid>`. */
+  id: string;
+  /** The merchant's member id. */
+  external_member_id: string;
+  /** `suspended` members answer `member_not_found`. */
+  status: 'active' | 'suspended';
+  /** 0, 1 (L1 approved) or 2 (L1 and L2 approved). */
+  kyc_level: number;
+  /** ISO 8601. */
+  created_at: string;
+}
+
+/** All eight buckets of one asset, plus their sum (`total`) and the scales. */
+export type BalanceSnapshot = Record<Bucket, string> & {
+  /** Asset code. */
+  asset: string;
+  /** Sum of the eight buckets. */
+  total: string;
+  /** Decimal places of the ledger. */
+  ledger_scale: number;
+  /** Decimal places for display. */
+  display_scale: number;
+};
+
+/** The merchant as seen by tests. */
+export interface MerchantSnapshot {
+  /** Merchant id. */
+  id: string;
+  /** `merchant_hosted` (prepaid pool) or `platform`. */
+  custody: 'merchant_hosted' | 'platform';
+  /** `suspended` allows reads and rejects writes; `disabled` rejects everything (`merchant_disabled`). */
+  status: 'active' | 'suspended' | 'disabled';
+  /** Prepaid account columns per asset. */
+  prepaid: Record<
+    string,
+    {
+      /** Spendable prepaid balance. */
+      available: string;
+      /** Held by asynchronous orders. */
+      locked: string;
+      /** Queued amounts (count against conversions). */
+      queued: string;
+    }
+  >;
+  /** Which lines are enabled (a halted line answers `service_unavailable`). */
+  lines: Record<LineName, boolean>;
+}
+
+/** Input of {@link SandboxState.seedCard}. Card amounts are in card-currency units (USD). */
+export interface SeedCardInput {
+  /** Owner (id or external id). */
+  member: string;
+  /** Default `crd_<uuid>`. */
+  id?: string;
+  /** Default `virtual`. */
+  form?: 'physical' | 'virtual';
+  /** Default `unactivated` for physical, `active` for virtual. */
+  status?: string;
+  /** Printed expiry `MM/YY` checked by activation (default `12/29`). */
+  expiry?: string;
+  /** PIN checked by activation (default `1234`). */
+  pin?: string;
+  /** `in_stock` makes activation answer 500 (not shipped). Default `shipped`. */
+  inventory?: 'in_stock' | 'shipped' | 'binding' | 'bound';
+  /** Card balance; also placed in the member's `card` bucket (USDT). */
+  balance?: AmountInput;
+  /** Unsettled authorizations (`authHeld` of the close precheck). */
+  auth_held?: AmountInput;
+  /** Administrative freezes (part of `held`). */
+  admin_held?: AmountInput;
+  /** Minimum retained balance of the product. */
+  min_retained?: AmountInput;
+  /** Outstanding card fees (`blocked_fee`). */
+  fees_outstanding?: AmountInput;
+  /** A balance return is in progress. */
+  pending_withdraw?: boolean;
+  /** A close was already requested. */
+  close_requested?: boolean;
+  /** Close phase reported by the precheck. */
+  close_phase?: ClosePhase;
+  /** False: limit updates answer `product_not_available`. */
+  limits_updatable?: boolean;
+  /** Current spending limits (default all 0). */
+  limits?: {
+    /** Per-transaction limit (0: none at this layer). */
+    single?: AmountInput;
+    /** Daily limit. */
+    daily?: AmountInput;
+    /** Monthly limit. */
+    monthly?: AmountInput;
+  };
+  /** Product-level maximums. */
+  max_limits?: {
+    /** Per-transaction limit (0: none at this layer). */
+    single?: AmountInput;
+    /** Daily limit. */
+    daily?: AmountInput;
+    /** Monthly limit. */
+    monthly?: AmountInput;
+  };
+  /** Physical cards: funds credited on activation (also placed in the `card` bucket). */
+  pending_initial_topup?: AmountInput;
+  /** `cap_<id>` of the originating application. */
+  application_id?: string;
+  /** `cpd_<id>` of the card product. */
+  product_id?: string;
+  /** Failures already counted toward the activation lock. */
+  failures?: number;
+}
+
+/** A card as seen by tests. */
+export interface CardSnapshot {
+  /** `crd_<uuid>`. */
+  id: string;
+  /** Owner, `mem_<uuid>`. */
+  member_id: string;
+  /** `physical` or `virtual`. */
+  form: 'physical' | 'virtual';
+  /** Card status. */
+  status: string;
+  /** Inventory state of a physical card. */
+  inventory: string;
+  /** Activation failures counted toward the 24-hour lock. */
+  failures: number;
+  /** ISO 8601 end of the activation lock, or null. */
+  locked_until: string | null;
+  /** Card balance. */
+  balance: string;
+  /** Recorded spending limits. */
+  limits: {
+    /** Per-transaction limit. */
+    single: string;
+    /** Daily limit. */
+    daily: string;
+    /** Monthly limit. */
+    monthly: string;
+  };
+}
+
+/** Input of {@link SandboxState.seedRemittance}. */
+export interface SeedRemittanceInput {
+  /** Owner (id or external id). */
+  member: string;
+  /** Default `rmt_<uuid>`. */
+  id?: string;
+  /** Default `needs_reconfirm`. */
+  status?: string;
+  /** `express` (default) or `pobo`. */
+  line?: 'express' | 'pobo';
+  /** Default USDT. */
+  asset?: string;
+  /** Order total; default 100. */
+  amount?: AmountInput;
+  /** Locked by the order; default `amount`. Added to the member's `locked` bucket. */
+  locked?: AmountInput;
+  /** Additional holds of earlier rounds; also added to `locked`. */
+  extra_holds?: AmountInput[];
+  /** Merchant prepaid hold, moved from nothing into the prepaid `locked` column. */
+  prepaid_hold?: AmountInput;
+  /** Asset of `prepaid_hold` (default the order asset). */
+  prepaid_asset?: string;
+  /**
+   * Pending action: `auto` (default) computes slippage for `needs_reconfirm` and supplement
+   * rounds; null forces none; an object (any `kind`, known or not) is returned unchanged.
+   */
+  action?: ActionSeed;
+  /** Override of `waiting_on`. */
+  waiting_on?: 'member' | 'review' | 'none';
+  /** A supplement round in this state. */
+  supplement?: 'PENDING' | 'SUBMITTED';
+  /** Slippage figures; defaults: 150/100 bps, new_total = amount × 1.015, extra_locked = extra_charge × 1.1. */
+  slippage?: {
+    /** How far the price moved (bps). */
+    moved_bps?: number;
+    /** Tolerance (bps). */
+    slippage_bps?: number;
+    /** New total the member must accept. */
+    new_total?: AmountInput;
+    /** Extra charge to show. */
+    extra_charge?: AmountInput;
+    /** Extra hold for the balance check. */
+    extra_locked?: AmountInput;
+  };
+  /** Reconfirmation rounds already used (3 or more: `too_many_rounds`). */
+  rounds?: number;
+  /** When the order entered `needs_reconfirm` (ms); the 4-hour window counts from it. Default now. */
+  needs_reconfirm_since?: number;
+  /** Creation time (sandbox ms). */
+  created_at?: number;
+}
+
+/** A remittance as seen by tests. */
+export interface RemittanceSnapshot {
+  /** `rmt_<uuid>`. */
+  id: string;
+  /** Owner, `mem_<uuid>`. */
+  member_id: string;
+  /** Order status. */
+  status: string;
+  /** Asset of the order. */
+  asset: string;
+  /** Order total. */
+  amount: string;
+  /** Amount locked by the order. */
+  locked: string;
+  /** Additional holds of earlier rounds. */
+  extra_holds: string[];
+  /** Everything held: `locked` plus `extra_holds`. */
+  total_held: string;
+}
+
+/** Options of {@link SandboxState.seedReports}. */
+export interface SeedReportsOptions {
+  /** All reports in this status (default: mostly `ready`, some `building` and `failed`). */
+  status?: string;
+  /** Report kind (default `statements`). */
+  kind?: string;
+  /** Gap between consecutive timestamps (default 60 s). Reports come in pairs sharing one. */
+  spacingMs?: number;
+}
+
+/** A report as the list endpoint shows it. */
+export interface ReportSnapshot {
+  /** `rep_<uuid>`. */
+  id: string;
+  /** Report kind. */
+  kind: string;
+  /** Report status. */
+  status: string;
+  /** Rows (0 before `ready`). */
+  rows: number;
+  /** Bytes (0 before `ready`). */
+  bytes: number;
+  /** Failure reason, empty unless failed. */
+  error: string;
+  /** ISO 8601. */
+  expires_at: string;
+  /** ISO 8601. */
+  created_at: string;
+}
+
+/** Seed-and-inspect API of the sandbox (`sandbox.state`). */
+export interface SandboxState {
+  /** The merchant: custody, status, prepaid balances, lines. */
+  readonly merchant: MerchantSnapshot;
+  /** All members. */
+  readonly members: SandboxMember[];
+  /** Withdrawal orders (API shape). */
+  readonly withdrawals: Array<Record<string, unknown>>;
+  /** Reports, newest first. */
+  readonly reports: ReportSnapshot[];
+  /** Money-moving effects that actually executed, oldest first (replays add nothing). */
+  readonly effects: readonly EffectRecord[];
+  /** Number of effects, optionally of one kind (`withdrawal.create`, `faucet.credit`, ...). */
+  countEffects(kind?: string): number;
+
+  /** Creates a member (balances, KYC level, status) and returns it. */
+  seedMember(input?: SeedMemberInput): SandboxMember;
+  /** Finds a member by id or external id. */
+  member(ref: string): SandboxMember | undefined;
+  /** All eight buckets for an asset (zeros when the member has no row for it). */
+  balance(member: string, asset: string): BalanceSnapshot;
+  /** Overwrites the given buckets of one asset (others unchanged). */
+  setBalance(member: string, asset: string, buckets: BucketsInput): void;
+  /** Sets the L1 and L2 KYC statuses of a member. */
+  setKyc(member: string, kyc: { l1?: KycStatus; l2?: KycStatus }): void;
+  /** Resolves pending KYC applications and emits `kyc.result.updated`. */
+  setKycResult(member: string, result: 'approved' | 'rejected', level?: 1 | 2): void;
+  /** Marks the member's personal remittance account as opened. */
+  openVpAccount(member: string): void;
+  /** Suspends a member: it then reads as `member_not_found`. */
+  suspendMember(member: string): void;
+
+  /** Sets the merchant custody model. */
+  setCustody(custody: 'merchant_hosted' | 'platform'): void;
+  /** Sets the merchant status (`suspended`, `disabled` answer `merchant_disabled`). */
+  setMerchantStatus(status: 'active' | 'suspended' | 'disabled'): void;
+  /** Overwrites merchant prepaid columns for an asset. */
+  setPrepaid(asset: string, columns: { available?: AmountInput; locked?: AmountInput; queued?: AmountInput }): void;
+  /** Sets (or clears) the custody declaration that withdrawal confirms draw down. */
+  setCustodyDeclaration(asset: string, amount: AmountInput | undefined): void;
+  /** Enables or halts a line (`withdraw`, `deposit`, `conversion`, `exchange`, `qrpay`, `remit`, `card`, `deposit_address`). */
+  setLine(line: LineName, enabled: boolean): void;
+  /** Changes a conversion direction of the price list. */
+  setConversionPair(
+    from: string,
+    to: string,
+    patch: { enabled?: boolean; fee_rate?: AmountInput; fee_side?: 'from' | 'to'; min_from_amount?: AmountInput; max_from_amount?: AmountInput; rate?: AmountInput },
+  ): void;
+  /** Adds or replaces an asset of the catalogue (disable with `enabled: false`). */
+  setAsset(asset: SandboxAsset): void;
+  /** Sets agreement texts per language (null: not configured). */
+  setAgreement(agreement: Record<string, { title: string; body: string }> | null, intro?: Record<string, { title: string; body: string }> | null): void;
+  /** Configures quick KYC: enabled, pool size, first-allocation fee. */
+  setQuickKyc(config: { enabled?: boolean; pool?: number; fee?: AmountInput }): void;
+  /** Merchant-funded QR fee rate (e.g. `0.005`; 0 means no fee). */
+  setQrFeeRate(rate: AmountInput): void;
+  /** Replaces the corridor list. */
+  setCorridors(corridors: CorridorRecord[]): void;
+  /** False: bank search answers `unavailable: true`. */
+  setDirectoryAvailable(available: boolean): void;
+
+  /** Creates a card and returns its snapshot. */
+  seedCard(input: SeedCardInput): CardSnapshot;
+  /** A card snapshot by id. */
+  card(id: string): CardSnapshot | undefined;
+  /** Creates a remittance order with its holds and pending action. */
+  seedRemittance(input: SeedRemittanceInput): RemittanceSnapshot;
+  /** A remittance snapshot by id. */
+  remittance(id: string): RemittanceSnapshot | undefined;
+  /** Seeds `n` reports with spread `created_at` (pairs share a timestamp); newest first. */
+  seedReports(n: number, options?: SeedReportsOptions): ReportSnapshot[];
+  /** Seeds one report with any status (unknown ones included). */
+  seedReport(report: Partial<ReportSnapshot> & { created_at_ms?: number }): ReportSnapshot;
+  /** Makes every cursor issued so far expired: the next page request restarts at page one. */
+  expireCursors(): void;
+  /** Registers a withdrawal address for `GET /v1/withdraw-addresses`. */
+  seedWithdrawAddress(input: { member?: string; asset: string; network?: string; address: string; label?: string; usable?: boolean }): string;
+  /** Seeds a shipping address; returns its id. */
+  seedAddress(member: string, fields: Record<string, string>, isDefault?: boolean): string;
+  /** Applies expiries due at the current sandbox time (normally automatic). */
+  sweep(): void;
+}

@@ -1,0 +1,394 @@
+/**
+ * The simulator's in-memory data model. Routes mutate it; `state.ts` is the public facade that
+ * seeds and inspects it. Amounts are Decimal; formatting happens at the edges.
+ */
+import type { AssetTable } from './assets.js';
+import { fail } from './errors.js';
+import { Decimal, ZERO, type Dec } from './money.js';
+
+/** The eight member balance buckets (spec: Balance row). */
+export const BUCKETS = ['available', 'pending', 'frozen', 'isolated', 'locked', 'card', 'earn', 'withdrawing'] as const;
+/** One of the eight buckets. */
+export type Bucket = (typeof BUCKETS)[number];
+/** A member's buckets for one asset. */
+export type Buckets = Record<Bucket, Dec>;
+
+/** Standard KYC level status. */
+export type KycStatus = 'none' | 'pending' | 'approved' | 'rejected';
+
+/** The merchant's switchable lines (`GET /v1/merchant/lines`, `state.setLine`). */
+export type LineName = 'withdraw' | 'deposit' | 'conversion' | 'exchange' | 'qrpay' | 'remit' | 'card' | 'deposit_address';
+
+/** A quick KYC profile bound to a member. */
+export interface QuickKycBindingRecord {
+  id: string;
+  identity_type: string;
+  identity_issue_country: string;
+  nationality: string;
+  address_country: string;
+  created_at: number;
+  email: string;
+}
+
+/** A standard KYC application or product snapshot. */
+export interface KycApplicationRecord {
+  id: string;
+  kyc_id: string;
+  card_product_id: string;
+  status: 'pending' | 'approved' | 'rejected';
+  level: number;
+  created_at: number;
+}
+
+/** A member with its eight-bucket balances per asset and KYC state. */
+export interface MemberRecord {
+  id: string;
+  external_member_id: string;
+  status: 'active' | 'suspended';
+  created_at: number;
+  kyc: { l1: KycStatus; l2: KycStatus; kyc_id: string };
+  /** Banned, blocklisted or frozen: withdrawals answer `request_rejected`. */
+  restricted: boolean;
+  balances: Map<string, Buckets>;
+  quickKyc: QuickKycBindingRecord[];
+  kycApplications: KycApplicationRecord[];
+  vpApplication: { id: string; status: string; agreed_at: number } | undefined;
+  vpAccountOpened: boolean;
+  paymentPriorities: string[];
+}
+
+/** A withdrawal order; `confirmed` and `failed` are simulator names (the spec shows none). */
+export interface WithdrawalRecord {
+  id: string;
+  memberId: string;
+  status: 'locked' | 'confirmed' | 'failed';
+  asset: string;
+  amount: Dec;
+  to_address: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A declared deposit (simulator-invented record). */
+export interface DepositRecord {
+  id: string;
+  memberId: string;
+  asset: string;
+  amount: Dec;
+  tx_hash: string;
+  status: 'credited';
+  created_at: number;
+}
+
+/** Physical or virtual card. */
+export type CardForm = 'physical' | 'virtual';
+/** Card close phase as the close precheck reports it. */
+export type ClosePhase = 'idle' | 'sweeping' | 'freezing' | 'closing' | 'blocked_hold' | 'blocked_fee';
+
+/** A card with the inputs of activation, limits and the close precheck. Amounts in card currency. */
+export interface CardRecord {
+  id: string;
+  memberId: string;
+  form: CardForm;
+  status: string;
+  product_id: string;
+  application_id: string | undefined;
+  currency: string;
+  scale: number;
+  /** Asset moved into the member's `card` bucket when the card is funded (1 unit = 1 currency unit). */
+  funding_asset: string;
+  expiry: string;
+  pin: string;
+  inventory: 'in_stock' | 'shipped' | 'binding' | 'bound';
+  failures: number;
+  lockedUntil: number | undefined;
+  limits: { single: Dec; daily: Dec; monthly: Dec };
+  maxLimits: { single: Dec; daily: Dec; monthly: Dec };
+  limits_updatable: boolean;
+  balance: Dec;
+  authHeld: Dec;
+  adminHeld: Dec;
+  minRetained: Dec;
+  feesOutstanding: Dec;
+  pendingWithdraw: boolean;
+  closeRequested: boolean;
+  closePhase: ClosePhase;
+  /** Initial top-up waiting for activation (physical cards are funded after activation). */
+  pendingInitialTopup: Dec;
+  statusChangedAt: number;
+  created_at: number;
+}
+
+/** Seeded or computed pending action of a remittance. */
+export type ActionSeed =
+  | 'auto'
+  | null
+  | {
+      /** Action kind, known (`slippage`, `supplement`) or not. */
+      kind: string;
+      /** Other fields, returned unchanged. */
+      [field: string]: unknown;
+    };
+
+/** A remittance order with its holds (locked plus each reconfirmation round). */
+export interface RemittanceRecord {
+  id: string;
+  memberId: string;
+  status: string;
+  line: string;
+  asset: string;
+  amount: Dec;
+  locked: Dec;
+  extraHolds: Dec[];
+  prepaidHold: Dec;
+  prepaidAsset: string;
+  action: ActionSeed;
+  waitingOn: 'member' | 'review' | 'none' | undefined;
+  supplement: { round: number; status: 'PENDING' | 'SUBMITTED'; created_at: number; submitted_at: number | undefined } | undefined;
+  slippage: { moved_bps: number; slippage_bps: number; new_total: Dec; extra_charge: Dec; extra_locked: Dec };
+  needsReconfirmSince: number;
+  rounds: number;
+  created_at: number;
+}
+
+/** An export report. */
+export interface ReportRecord {
+  id: string;
+  kind: string;
+  status: string;
+  rows: number;
+  bytes: number;
+  error: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** A prepaid top-up declaration; `note` holds the merged reference number. */
+export interface TopupRecord {
+  id: string;
+  asset: string;
+  channel: 'chain' | 'fiat';
+  amount_text: string;
+  note: string;
+  status: 'pending';
+  created_at: number;
+}
+
+/** A member shipping address. */
+export interface AddressRecord {
+  id: string;
+  memberId: string;
+  fields: Record<string, string>;
+  is_default: boolean;
+  created_at: number;
+}
+
+/** A registered withdrawal address. */
+export interface WithdrawAddressRecord {
+  id: string;
+  memberId: string | undefined;
+  asset: string;
+  network: string;
+  address: string;
+  label: string;
+  usable: boolean;
+  created_at: number;
+}
+
+/** A card product. */
+export interface ProductRecord {
+  id: string;
+  name: string;
+  form: CardForm;
+  currency: string;
+  country: string;
+  kyc_level: number;
+  issuance_fee: Dec;
+  min_initial_topup: Dec;
+  max: { single: Dec; daily: Dec; monthly: Dec };
+  enabled: boolean;
+}
+
+/** One direction of the merchant conversion price list. */
+export interface ConversionPair {
+  from: string;
+  to: string;
+  enabled: boolean;
+  fee_rate: Dec;
+  fee_side: 'from' | 'to';
+  min_from_amount: Dec | undefined;
+  max_from_amount: Dec | undefined;
+  rate: Dec | undefined;
+}
+
+/** One money-moving effect that actually executed (replays add none). */
+export interface EffectRecord {
+  /** What happened, e.g. `withdrawal.create`, `faucet.credit`, `conversion.execute`. */
+  kind: string;
+  /** Id of the object created or acted on. */
+  id: string;
+  /** The request's idempotency key, or null for time-driven effects. */
+  idempotencyKey: string | null;
+  /** Sandbox time in ms. */
+  at: number;
+  /** Member whose funds moved, when any. */
+  memberId?: string;
+  /** Asset moved, when one. */
+  asset?: string;
+  /** Amount moved as a plain decimal string, when one. */
+  amount?: string;
+}
+
+/** The merchant prepaid account per asset. */
+export interface PrepaidRow {
+  available: Dec;
+  /** Held for member orders funded by prepayment (remittances). */
+  locked: Dec;
+  /** Orders in `pending_merchant_funds` waiting for funds; they reduce what conversions may use. */
+  queued: Dec;
+}
+
+/** The sandbox merchant: custody, prepaid account, lines and configuration. */
+export interface MerchantRecord {
+  id: string;
+  custody: 'merchant_hosted' | 'platform';
+  status: 'active' | 'suspended' | 'disabled';
+  prepaid: Map<string, PrepaidRow>;
+  /** Custody declaration per asset; when set, confirming withdrawals draws it down. */
+  custodyDeclared: Map<string, Dec>;
+  lines: Record<LineName, boolean>;
+  quickKyc: { enabled: boolean; pool: number; fee: Dec; feeAsset: string };
+  qrFeeRate: Dec;
+  agreement: Record<string, { title: string; body: string }> | null;
+  intro: Record<string, { title: string; body: string }> | null;
+}
+
+/** A remittance corridor (spec: Corridor), with the lines it is offered on. */
+export interface CorridorRecord {
+  /** Payee country. */
+  country: string;
+  /** Payout currency. */
+  currency: string;
+  /** Payment method. */
+  payment_method: string;
+  /** Clearing systems (sent back exactly as listed). */
+  clearing_systems: string[];
+  /** Lines the corridor is offered on. */
+  lines: Array<'express' | 'pobo'>;
+}
+
+/** Everything the simulator remembers. */
+export interface Store {
+  assets: AssetTable;
+  corridors: CorridorRecord[];
+  /** False makes `GET /v1/remit/swift-search` answer `unavailable: true`. */
+  directoryAvailable: boolean;
+  merchant: MerchantRecord;
+  members: Map<string, MemberRecord>;
+  withdrawals: Map<string, WithdrawalRecord>;
+  deposits: Map<string, DepositRecord>;
+  cards: Map<string, CardRecord>;
+  remittances: Map<string, RemittanceRecord>;
+  reports: Map<string, ReportRecord>;
+  topups: Map<string, TopupRecord>;
+  addresses: Map<string, AddressRecord>;
+  withdrawAddresses: Map<string, WithdrawAddressRecord>;
+  products: Map<string, ProductRecord>;
+  conversionPairs: Map<string, ConversionPair>;
+  /** Funds-layer unique constraint of conversions: idempotency key -> stored conversion body. */
+  conversionsByKey: Map<string, Record<string, unknown>>;
+  /** Faucet journal by idempotency key: posts once per key, forever. */
+  faucetByKey: Map<string, Record<string, unknown>>;
+  /** Other created objects of name-only endpoints, by id (exchange orders, QR payments...). */
+  objects: Map<string, Record<string, unknown>>;
+  /** QR quote memo: member|code|currency|amount -> quote and when it was made. */
+  qrMemo: Map<string, { at: number; quote: Record<string, unknown> }>;
+  effects: EffectRecord[];
+  seq: { kyc: number; cpkyc: number; vpa: number };
+  cursorGeneration: number;
+  stats: { tokenExchanges: number; tokenExchangeAttempts: number; upstreamQrQuotes: number };
+}
+
+/** New empty buckets. */
+export function emptyBuckets(): Buckets {
+  return {
+    available: ZERO,
+    pending: ZERO,
+    frozen: ZERO,
+    isolated: ZERO,
+    locked: ZERO,
+    card: ZERO,
+    earn: ZERO,
+    withdrawing: ZERO,
+  };
+}
+
+/** The member's buckets for `asset`, creating the account row (it then appears in balances). */
+export function rowOf(member: MemberRecord, asset: string): Buckets {
+  let row = member.balances.get(asset);
+  if (!row) {
+    row = emptyBuckets();
+    member.balances.set(asset, row);
+  }
+  return row;
+}
+
+/** Adds `amount` to a bucket (negative to remove, unchecked: callers check first). */
+export function adjust(member: MemberRecord, asset: string, bucket: Bucket, amount: Dec): void {
+  const row = rowOf(member, asset);
+  row[bucket] = row[bucket].plus(amount);
+}
+
+/** Moves `amount` between buckets, failing with `code` when `from` holds less. */
+export function move(member: MemberRecord, asset: string, from: Bucket, to: Bucket, amount: Dec, code = 'insufficient_balance'): void {
+  const row = rowOf(member, asset);
+  if (row[from].lt(amount)) fail(code, `${from} ${asset} balance is too low.`);
+  row[from] = row[from].minus(amount);
+  row[to] = row[to].plus(amount);
+}
+
+/** Takes `amount` out of a bucket (funds leave the member), failing with `code` if short. */
+export function debit(member: MemberRecord, asset: string, bucket: Bucket, amount: Dec, code = 'insufficient_balance'): void {
+  const row = rowOf(member, asset);
+  if (row[bucket].lt(amount)) fail(code, `${bucket} ${asset} balance is too low.`);
+  row[bucket] = row[bucket].minus(amount);
+}
+
+/** The merchant prepaid row for `asset`, created on first use. */
+export function prepaidOf(merchant: MerchantRecord, asset: string): PrepaidRow {
+  let row = merchant.prepaid.get(asset);
+  if (!row) {
+    row = { available: ZERO, locked: ZERO, queued: ZERO };
+    merchant.prepaid.set(asset, row);
+  }
+  return row;
+}
+
+/** Parses seed amounts (tests pass plain strings or numbers). */
+export function seedDec(value: string | number | undefined, fallback: Dec = ZERO): Dec {
+  return value === undefined ? fallback : new Decimal(value);
+}
+
+/** A fresh active member with no balances and no KYC. */
+export function newMember(id: string, externalId: string, now: number): MemberRecord {
+  return {
+    id,
+    external_member_id: externalId,
+    status: 'active',
+    created_at: now,
+    kyc: { l1: 'none', l2: 'none', kyc_id: '' },
+    restricted: false,
+    balances: new Map(),
+    quickKyc: [],
+    kycApplications: [],
+    vpApplication: undefined,
+    vpAccountOpened: false,
+    paymentPriorities: ['USDT', 'USDC'],
+  };
+}
+
+/** KYC level from the standard statuses: 2 when L2 approved, 1 when L1 approved, else 0. */
+export function kycLevel(m: MemberRecord): number {
+  if (m.kyc.l1 === 'approved' && m.kyc.l2 === 'approved') return 2;
+  return m.kyc.l1 === 'approved' ? 1 : 0;
+}

@@ -1,0 +1,105 @@
+import type { z } from 'zod';
+import type { KnownEventType, NamedEventType } from './event-types.js';
+import type { card3dsReceivedDataSchema, cardTopupCreditedDataSchema, eventDataSchema, exchangeOrderExecutedDataSchema } from './schemas.js';
+
+/**
+ * `data` fields every event carries: identifiers and status only, never amounts.
+ *
+ * @useDeclaredType
+ */
+export type EventData = z.infer<typeof eventDataSchema>;
+/**
+ * `data` of `card.3ds.received`. `otp_code` is a secret of the end user: never log it.
+ *
+ * @useDeclaredType
+ */
+export type Card3dsReceivedData = z.infer<typeof card3dsReceivedDataSchema>;
+/**
+ * `data` of `exchange.order.executed`.
+ *
+ * @useDeclaredType
+ */
+export type ExchangeOrderExecutedData = z.infer<typeof exchangeOrderExecutedDataSchema>;
+/**
+ * `data` of `card.topup.credited`.
+ *
+ * @useDeclaredType
+ */
+export type CardTopupCreditedData = z.infer<typeof cardTopupCreditedDataSchema>;
+
+/** Envelope fields of every event (Events > Delivery contract). Unknown fields pass through. */
+export interface EventEnvelope<TType extends string, TData extends EventData> {
+  /** `evt_<hex>`; the deduplication key, equal to the `z-event-id` header. */
+  readonly event_id: string;
+  /** Event type, equal to the `z-event-type` header. */
+  readonly event_type: TType;
+  /** ISO 8601, as sent. */
+  readonly created_at: string;
+  /** The merchant the event belongs to. */
+  readonly merchant_id: string;
+  /** False for sandbox events. */
+  readonly livemode: boolean;
+  /** Identifiers and status of the resource; fetch the resource for anything else. */
+  readonly data: TData;
+  /** Envelope fields the spec does not list. */
+  readonly [extra: string]: unknown;
+}
+
+/** An event of a type the spec names (`known: true`), discriminated on `event_type`. */
+export type KnownEvent<TType extends KnownEventType, TData extends EventData> = EventEnvelope<TType, TData> & {
+  /** True: the type is one the spec names. */
+  readonly known: true;
+};
+
+/** A 3DS or OTP code from the issuing provider was stored. Not a card status change. */
+export type Card3dsReceivedEvent = KnownEvent<'card.3ds.received', Card3dsReceivedData>;
+/** An internal exchange was executed (terminal; `status_version` is always 0). */
+export type ExchangeOrderExecutedEvent = KnownEvent<'exchange.order.executed', ExchangeOrderExecutedData>;
+/** Card top-up funds reached the card or its shared limit pool. */
+export type CardTopupCreditedEvent = KnownEvent<'card.topup.credited', CardTopupCreditedData>;
+/** An event the spec names without a payload shape: envelope typed, `data` passed through. */
+export type NamedEvent<TType extends NamedEventType = NamedEventType> = TType extends NamedEventType ? KnownEvent<TType, EventData> : never;
+
+/**
+ * An event of a type the spec does not name. Returned, never rejected (Versioning: new event
+ * types are added without notice); show or ignore it. Check `known` before switching on
+ * `event_type`, so that TypeScript narrows the known types.
+ */
+export type UnknownEvent = EventEnvelope<string, EventData> & {
+  /** False: the type is not one the spec names. */
+  readonly known: false;
+};
+
+/** An event of a type the spec names. */
+export type KnownWebhookEvent = Card3dsReceivedEvent | ExchangeOrderExecutedEvent | CardTopupCreditedEvent | NamedEvent;
+
+/**
+ * What {@link parseEvent} returns: narrow with `event.known`, then switch on `event.event_type`
+ * (or use {@link isEventType}).
+ *
+ * @example
+ * if (!event.known) return log('ignored', event.event_type);
+ * switch (event.event_type) {
+ *   case 'card.3ds.received': showOtp(event.data.otp_code); break;
+ * }
+ */
+export type WebhookEvent = KnownWebhookEvent | UnknownEvent;
+
+/** The known event of a given type. */
+export type WebhookEventOf<TType extends KnownEventType> = Extract<
+  KnownWebhookEvent,
+  {
+    /** The event type to select. */
+    event_type: TType;
+  }
+>;
+
+/**
+ * Narrows an event to one known type.
+ *
+ * @example
+ * if (isEventType(event, 'card.topup.credited')) enableSpending(event.data.id);
+ */
+export function isEventType<TType extends KnownEventType>(event: WebhookEvent, type: TType): event is WebhookEventOf<TType> {
+  return event.known && event.event_type === type;
+}

@@ -1,0 +1,263 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { InvalidArgumentError } from '../core/errors.js';
+import { log, type Logger } from '../core/logger.js';
+import { WebhookParseError, WebhookSignatureError, WebhookTimeoutError } from './errors.js';
+import type { EventStore } from './event-store.js';
+import type { WebhookEvent } from './events.js';
+import { normalizeHeaders, type WebhookHeaderMap, type WebhookHeaders } from './headers.js';
+import { MemoryEventStore } from './memory-event-store.js';
+import { createNodeListener } from './node-listener.js';
+import { parseEvent } from './parse.js';
+import { toRawBytes } from './raw-body.js';
+import { respond, type WebhookResponse } from './responses.js';
+
+/** The service's delivery timeout (spec, Events > Delivery contract): 10 seconds. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** Default bound of a delivery's handling, below {@link DELIVERY_TIMEOUT_MS}: 8 seconds. */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 8_000;
+
+/**
+ * Verifies a delivery's signature. Return true to accept; return false or throw to reject
+ * (answered 401). Called before anything else, with the exact bytes received.
+ *
+ * The spec names the `z-signature` header but does not publish how it is computed: obtain the
+ * scheme and key from the service. The SDK ships no built-in scheme on purpose.
+ */
+export type WebhookVerifier = (rawBody: Buffer, headers: WebhookHeaderMap) => boolean | Promise<boolean>;
+
+/** What `onEvent` receives besides the event. */
+export interface WebhookEventContext {
+  /** Aborted (reason: {@link WebhookTimeoutError}) when the handler's time bound expires. */
+  readonly signal: AbortSignal;
+  /** The delivery's headers, lower-case names. */
+  readonly headers: WebhookHeaderMap;
+  /** Epoch ms by which the delivery is answered. */
+  readonly deadline: number;
+}
+
+/** Settings of {@link createWebhookHandler}. */
+export interface WebhookHandlerOptions {
+  /**
+   * Processes one event, at most once per `event_id` across deliveries. Resolve only when the
+   * work is durably done: the delivery is acknowledged (2xx) only then. Throw to have the
+   * service deliver it again. Unknown event types arrive too (`event.known === false`).
+   */
+  readonly onEvent: (event: WebhookEvent, context: WebhookEventContext) => void | Promise<void>;
+  /** Deduplication store (default: a new {@link MemoryEventStore}, for one process only). */
+  readonly store?: EventStore;
+  /** Signature check, called before anything else. See {@link WebhookVerifier}. */
+  readonly verify?: WebhookVerifier;
+  /**
+   * Bound of a delivery's handling in ms, below the service's 10-second timeout (default
+   * 8000). On expiry the delivery is answered 503 and `onEvent`'s signal is aborted.
+   */
+  readonly timeoutMs?: number;
+  /** A warning is logged when `onEvent` succeeds after this many ms (default 75% of `timeoutMs`). */
+  readonly warnAfterMs?: number;
+  /**
+   * Lease of an in-progress claim in the store, in ms (default 60 000). Must exceed
+   * `timeoutMs`; a claim of a crashed process frees after it.
+   */
+  readonly claimTtlMs?: number;
+  /** Largest body the `node:http` listener reads, in bytes (default 256 KiB). */
+  readonly maxBodyBytes?: number;
+  /** Logger (`console`, pino, ...). Never receives bodies, OTP codes or signatures. */
+  readonly logger?: Logger;
+}
+
+/**
+ * A webhook receiver: a `node:http` request listener (also usable as Express middleware after
+ * `express.raw({ type: 'application/json' })`), with `handle` for any other framework.
+ */
+export interface WebhookHandler {
+  /** `node:http` request listener: reads the raw body (size-capped) and answers. */
+  (req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * Framework-neutral form: give the raw body and headers, send back `status` and `body` (as
+   * JSON). Never rejects.
+   */
+  handle(rawBody: string | Uint8Array, headers: WebhookHeaders): Promise<WebhookResponse>;
+}
+
+interface Settings {
+  readonly onEvent: WebhookHandlerOptions['onEvent'];
+  readonly store: EventStore;
+  readonly verify: WebhookVerifier | undefined;
+  readonly timeoutMs: number;
+  readonly warnAfterMs: number;
+  readonly claimTtlMs: number;
+  readonly logger: Logger | undefined;
+}
+
+function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: number } {
+  if (typeof options?.onEvent !== 'function') throw new InvalidArgumentError('onEvent', 'must be a function.');
+  if (options.verify !== undefined && typeof options.verify !== 'function') throw new InvalidArgumentError('verify', 'must be a function.');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
+  if (!(timeoutMs > 0 && timeoutMs < DELIVERY_TIMEOUT_MS)) {
+    throw new InvalidArgumentError('timeoutMs', `must be above 0 and below ${DELIVERY_TIMEOUT_MS} ms: the service times a delivery out after 10 s and retries it.`);
+  }
+  const claimTtlMs = options.claimTtlMs ?? 60_000;
+  if (!(claimTtlMs > timeoutMs)) throw new InvalidArgumentError('claimTtlMs', 'must exceed timeoutMs.');
+  const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024;
+  if (!(maxBodyBytes > 0)) throw new InvalidArgumentError('maxBodyBytes', 'must be a positive number of bytes.');
+  return {
+    onEvent: options.onEvent,
+    store: options.store ?? new MemoryEventStore(),
+    verify: options.verify,
+    timeoutMs,
+    warnAfterMs: options.warnAfterMs ?? Math.floor(timeoutMs * 0.75),
+    claimTtlMs,
+    logger: options.logger,
+    maxBodyBytes,
+  };
+}
+
+/**
+ * Creates a webhook receiver that processes each event once and acknowledges only what it
+ * processed (spec, Events > Delivery contract: at-least-once, 2xx acknowledges, anything else
+ * or a 10-second timeout makes the service retry).
+ *
+ * Per delivery: `verify` (401 on failure) → parse (400 when malformed) → claim `event_id` in the
+ * store (a processed duplicate is answered 200 at once; one still in progress 409) → `onEvent`
+ * within `timeoutMs` → 200 and `complete`, or 500 and `release` on failure, or 503 on timeout
+ * (the claim is then completed or released when `onEvent` settles late, so a redelivery never
+ * runs beside a still-running first attempt until the claim's lease expires).
+ *
+ * @example
+ * const handler = createWebhookHandler({ verify, onEvent: async (event) => { ... } });
+ * http.createServer(handler).listen(8080);
+ * @throws InvalidArgumentError for invalid options.
+ */
+export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
+  const settings = settingsOf(options);
+  if (settings.verify === undefined) {
+    log(settings.logger, 'warn', 'webhooks: no verify hook, so deliveries are not authenticated. The spec does not publish the z-signature procedure: obtain it from the service and pass verify.');
+  }
+  const handle = (rawBody: string | Uint8Array, headers: WebhookHeaders, startedAt = Date.now()): Promise<WebhookResponse> =>
+    processDelivery(settings, rawBody, headers, startedAt).catch((err: unknown) => {
+      log(settings.logger, 'error', 'webhooks: unexpected failure while handling a delivery', { error: errorText(err) });
+      return respond('failed', 'The receiver failed; deliver again.');
+    });
+  const listener = createNodeListener(handle, settings.maxBodyBytes, settings.logger);
+  return Object.assign(listener, { handle: (rawBody: string | Uint8Array, headers: WebhookHeaders) => handle(rawBody, headers) });
+}
+
+async function processDelivery(s: Settings, rawBody: string | Uint8Array, rawHeaders: WebhookHeaders, startedAt: number): Promise<WebhookResponse> {
+  const headers = normalizeHeaders(rawHeaders);
+  let bytes: Buffer;
+  try {
+    bytes = toRawBytes(rawBody);
+  } catch (err) {
+    log(s.logger, 'error', `webhooks: ${errorText(err)}`);
+    return respond('raw_body_required', 'The receiver is misconfigured (the body was not raw).');
+  }
+
+  if (s.verify !== undefined) {
+    const rejection = await runVerify(s.verify, bytes, headers);
+    if (rejection !== undefined) {
+      log(s.logger, 'warn', `webhooks: delivery rejected by verify: ${rejection.message}`, { eventId: headers['z-event-id'] });
+      return respond('invalid_signature', 'Signature verification failed.');
+    }
+  }
+
+  let event: WebhookEvent;
+  try {
+    event = parseEvent(bytes, headers);
+  } catch (err) {
+    if (!(err instanceof WebhookParseError)) throw err;
+    log(s.logger, 'warn', `webhooks: malformed delivery answered 400: ${err.message}`, { eventId: headers['z-event-id'], reason: err.reason });
+    return respond('invalid_event', err.message);
+  }
+  const fields = { eventId: event.event_id, eventType: event.event_type };
+
+  let claim: unknown;
+  try {
+    claim = await s.store.claim(event.event_id, s.claimTtlMs);
+  } catch (err) {
+    log(s.logger, 'error', `webhooks: event store claim failed: ${errorText(err)}`, fields);
+    return respond('store_error', 'The receiver could not record the event; deliver again.', event);
+  }
+  if (claim === 'duplicate') {
+    log(s.logger, 'debug', 'webhooks: duplicate delivery acknowledged without processing', fields);
+    return respond('duplicate', undefined, event);
+  }
+  if (claim === 'in_progress') {
+    log(s.logger, 'info', 'webhooks: event already being processed; answered 409 so that the service retries later', fields);
+    return respond('in_progress', 'The event is being processed; deliver again later.', event);
+  }
+  if (claim !== 'claimed') {
+    log(s.logger, 'error', `webhooks: event store claim returned ${JSON.stringify(claim)}, expected 'claimed', 'duplicate' or 'in_progress'`, fields);
+    return respond('store_error', 'The receiver could not record the event; deliver again.', event);
+  }
+  return runOnEvent(s, event, headers, startedAt);
+}
+
+async function runVerify(verify: WebhookVerifier, bytes: Buffer, headers: WebhookHeaderMap): Promise<WebhookSignatureError | undefined> {
+  try {
+    if ((await verify(bytes, headers)) === true) return undefined;
+    return new WebhookSignatureError('verify returned false.');
+  } catch (err) {
+    return err instanceof WebhookSignatureError ? err : new WebhookSignatureError(`verify threw: ${errorText(err)}`, { cause: err });
+  }
+}
+
+async function runOnEvent(s: Settings, event: WebhookEvent, headers: WebhookHeaderMap, startedAt: number): Promise<WebhookResponse> {
+  const fields = { eventId: event.event_id, eventType: event.event_type };
+  const deadline = startedAt + s.timeoutMs;
+  const controller = new AbortController();
+  const run = (async () => s.onEvent(event, { signal: controller.signal, headers, deadline }))();
+  const settled = run.then(
+    () => ({ ok: true as const }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expiry = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
+  });
+  const result = await Promise.race([settled, expiry]);
+  clearTimeout(timer);
+
+  if (result === 'timeout') {
+    controller.abort(new WebhookTimeoutError(s.timeoutMs));
+    log(s.logger, 'error', `webhooks: onEvent did not finish within ${s.timeoutMs} ms (the service times out at 10 s); answered 503 so that the service retries. Move slow work to a queue.`, { ...fields, durationMs: Date.now() - startedAt });
+    // Settle the claim when onEvent does: completed if it still succeeds, released otherwise.
+    void settled.then((late) => (late.ok ? finish(s, event, 'late') : release(s, event, late.error, 'late')));
+    return respond('timeout', `Processing exceeded ${s.timeoutMs} ms; deliver again.`, event);
+  }
+  if (!result.ok) {
+    await release(s, event, result.error, 'now');
+    return respond('failed', 'The receiver failed to process the event; deliver again.', event);
+  }
+  const durationMs = Date.now() - startedAt;
+  if (durationMs >= s.warnAfterMs) {
+    log(s.logger, 'warn', `webhooks: onEvent took ${durationMs} ms, close to the bound of ${s.timeoutMs} ms (the service times out at 10 s). Move slow work to a queue.`, { ...fields, durationMs });
+  }
+  await finish(s, event, 'now');
+  return respond('processed', undefined, event);
+}
+
+async function finish(s: Settings, event: WebhookEvent, when: 'now' | 'late'): Promise<void> {
+  const fields = { eventId: event.event_id, eventType: event.event_type };
+  try {
+    await s.store.complete(event.event_id);
+    log(s.logger, when === 'late' ? 'warn' : 'debug', when === 'late' ? 'webhooks: onEvent finished after the delivery was answered 503; recorded as processed' : 'webhooks: event processed', fields);
+  } catch (err) {
+    // The work is done; acknowledging is still right. A redelivery may be processed again.
+    log(s.logger, 'error', `webhooks: event processed but the store could not record it: ${errorText(err)}`, fields);
+  }
+}
+
+async function release(s: Settings, event: WebhookEvent, error: unknown, when: 'now' | 'late'): Promise<void> {
+  const fields = { eventId: event.event_id, eventType: event.event_type };
+  if (error instanceof WebhookTimeoutError) log(s.logger, 'info', 'webhooks: onEvent stopped on its abort signal; claim released so that the redelivery is processed', fields);
+  else log(s.logger, 'error', `webhooks: onEvent failed${when === 'late' ? ' after the delivery timed out' : ''}; claim released so that the redelivery is processed: ${errorText(error)}`, fields);
+  try {
+    await s.store.release(event.event_id);
+  } catch (err) {
+    log(s.logger, 'error', `webhooks: could not release the claim (it frees when its lease expires): ${errorText(err)}`, fields);
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}

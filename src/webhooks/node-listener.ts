@@ -1,0 +1,63 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { log, type Logger } from '../core/logger.js';
+import { WebhookParseError } from './errors.js';
+import type { WebhookHeaders } from './headers.js';
+import { readBody } from './read-body.js';
+import { respond, type WebhookResponse } from './responses.js';
+
+/** The framework-neutral handling a listener wraps; `startedAt` counts the body read in the time bound. */
+export type HandleDelivery = (rawBody: string | Uint8Array, headers: WebhookHeaders, startedAt: number) => Promise<WebhookResponse>;
+
+/**
+ * Wraps delivery handling as a `node:http` request listener. It also serves as Express-style
+ * middleware: a body already read by `express.raw()` (a Buffer on `req.body`) is used as is,
+ * and a body parsed by a JSON middleware is refused with a message naming the cause.
+ */
+export function createNodeListener(handle: HandleDelivery, maxBodyBytes: number, logger: Logger | undefined): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    void serve(req, res).catch((err: unknown) => {
+      log(logger, 'error', `webhooks: could not answer a delivery: ${err instanceof Error ? err.message : String(err)}`);
+      if (!res.headersSent) write(res, respond('failed', 'The receiver failed; deliver again.'));
+      else res.destroy();
+    });
+  };
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const startedAt = Date.now();
+    if (req.method !== 'POST') {
+      req.resume();
+      write(res, respond('method_not_allowed', 'Webhook deliveries are POST requests.'));
+      return;
+    }
+    let raw: unknown;
+    const preRead = (req as IncomingMessage & { body?: unknown }).body;
+    if (preRead !== undefined || req.readableEnded) {
+      raw = preRead;
+    } else {
+      try {
+        raw = await readBody(req, maxBodyBytes);
+      } catch (err) {
+        if (err instanceof WebhookParseError && err.reason === 'body_too_large') {
+          log(logger, 'warn', `webhooks: ${err.message} Answered 413.`);
+          write(res, respond('body_too_large', err.message), true);
+          return;
+        }
+        throw err;
+      }
+    }
+    // `raw` may be a parsed object here; handle refuses it with the raw-body message.
+    write(res, await handle(raw as string | Uint8Array, req.headers, startedAt));
+  }
+}
+
+function write(res: ServerResponse, response: WebhookResponse, close = false): void {
+  if (res.headersSent || res.writableEnded) return;
+  const body = JSON.stringify(response.body);
+  res.writeHead(response.status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    ...(response.status === 405 ? { allow: 'POST' } : {}),
+    ...(close ? { connection: 'close' } : {}),
+  });
+  res.end(body);
+}

@@ -1,0 +1,96 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError, ERROR_CODES, ERROR_TYPES, MalformedResponseError, ResponseValidationError, isApiError, type MerchantClient } from '../../src/index.js';
+import { wireClient } from '../helpers/client.js';
+import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
+
+describe('the code table', () => {
+  it('holds the 50 public codes with a status matching their type', () => {
+    const codes = Object.keys(ERROR_CODES);
+    expect(codes).toHaveLength(50);
+    for (const code of codes) {
+      const row = ERROR_CODES[code as keyof typeof ERROR_CODES];
+      expect(ERROR_TYPES[row.type]).toBe(row.status);
+    }
+  });
+  it('classes the spec retry rules', () => {
+    for (const c of ['api_error', 'upstream_error', 'upstream_timeout', 'idempotency_in_progress'] as const) expect(ERROR_CODES[c].retry).toBe('same_key');
+    for (const c of ['request_rejected', 'insufficient_scope', 'ip_not_allowed', 'merchant_disabled', 'product_not_available', 'order_not_cancellable', 'state_invalid', 'not_found', 'member_not_found', 'resource_not_found'] as const)
+      expect(ERROR_CODES[c].retry).toBe('never');
+    expect(ERROR_CODES.step_up_required.retry).toBe('after_step_up');
+    expect(ERROR_CODES.rate_limited.retry).toBe('after_wait');
+  });
+});
+
+let server: WireServer;
+let client: MerchantClient;
+beforeEach(async () => {
+  server = await startWireServer();
+  client = wireClient(server.url, { maxRetries: 0 });
+});
+afterEach(async () => {
+  await client.close();
+  await server.close();
+});
+
+describe('error responses', () => {
+  it('exposes code, type, status, message, request id, headers, key and typed extras', async () => {
+    server.on('POST', '/v1/remit/payees', apiError(400, 'invalid_fields', { fields: [{ key: 'iban', reason: 'format' }], reason: 'bad' }));
+    const err = await client.request({ method: 'POST', path: '/v1/remit/payees', body: {}, onBehalfOf: 'm', idempotent: true }).catch((e: unknown) => e);
+    if (!isApiError(err, 'invalid_fields')) throw new Error('expected invalid_fields');
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.type).toBe('invalid_request_error');
+    expect(err.status).toBe(400);
+    expect(err.message).toContain('invalid_fields happened');
+    expect(err.requestId).toBe('req_invalid_fields');
+    expect(err.headers['x-request-id']).toMatch(/^req_/);
+    expect(err.idempotencyKey).toBe(server.calls()[0]!.headers['x-idempotency-key']);
+    expect(err.extras.fields).toEqual([{ key: 'iban', reason: 'format' }]);
+    expect(err.extras.reason).toBe('bad');
+    expect(JSON.parse(JSON.stringify(err))).toMatchObject({ code: 'invalid_fields', requestId: 'req_invalid_fields' });
+  });
+
+  it('falls back to the X-Request-Id header when the body has none', async () => {
+    server.on('GET', '/v1/kyc', { status: 404, body: { type: 'not_found', code: 'member_not_found', message: 'x' } });
+    const err = await client.request({ method: 'GET', path: '/v1/kyc', onBehalfOf: 'm' }).catch((e: unknown) => e);
+    expect(isApiError(err, 'member_not_found')).toBe(true);
+    expect((err as ApiError).requestId).toMatch(/^req_\d+$/);
+  });
+
+  it('a truncated JSON error body gives a MalformedResponseError, not a parse crash', async () => {
+    server.on('GET', '/v1/kyc', { status: 500, body: '{"type":"api_error","co' });
+    const err = await client.request({ method: 'GET', path: '/v1/kyc', onBehalfOf: 'm' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MalformedResponseError);
+    expect((err as MalformedResponseError).snippet).toBe('{"type":"api_error","co');
+  });
+
+  it('a 2xx body that does not match the schema raises ResponseValidationError with the request id', async () => {
+    server.on('GET', '/v1/reports', { body: { data: 'nope', has_more: false } });
+    const err = await client.reports.list().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ResponseValidationError);
+    expect((err as ResponseValidationError).requestId).toMatch(/^req_/);
+    expect((err as ResponseValidationError).issues.length).toBeGreaterThan(0);
+  });
+
+  it('validation can be turned off per client', async () => {
+    const loose = wireClient(server.url, { validateResponses: false });
+    server.on('GET', '/v1/reports', { body: { data: 'nope', has_more: false } });
+    const page = await loose.reports.list();
+    expect(page.data).toBe('nope');
+    await loose.close();
+  });
+
+  it('a huge body is cut at maxResponseBytes with a clear error', async () => {
+    const big = wireClient(server.url, { maxResponseBytes: 1024, maxRetries: 0 });
+    server.on('GET', '/v1/reports', { body: { data: [], has_more: false, pad: 'x'.repeat(10_000) } });
+    const err = await big.reports.list().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(MalformedResponseError);
+    expect((err as Error).message).toMatch(/exceeds 1024 bytes/);
+    await big.close();
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * Fast static checks of the package manifest and the entry graph, run with the unit tests.
+ * The full gates (build, publint, attw, an installed tarball imported from ESM, CJS and
+ * TypeScript) are in `npm run check:package` (scripts/check-package.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  type: string;
+  engines: { node: string };
+  files: string[];
+  main: string;
+  module: string;
+  types: string;
+  sideEffects: boolean;
+  exports: Record<string, string | { import: { types: string; default: string }; require: { types: string; default: string } }>;
+  dependencies: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  bin?: Record<string, string>;
+};
+const tsupConfig = readFileSync(join(ROOT, 'tsup.config.ts'), 'utf8');
+const tsupEntries = [...tsupConfig.matchAll(/^\s*'?([\w-]+)'?:\s*'(src\/[^']+)'/gm)].map((m) => ({ name: m[1]!, source: m[2]! }));
+
+describe('package.json', () => {
+  it('maps every entry to ESM and CJS with types first in each condition', () => {
+    const entries = Object.entries(pkg.exports).filter(([k]) => k !== './package.json');
+    expect(entries.map(([k]) => k)).toEqual(expect.arrayContaining(['.', './testing', './webhooks']));
+    for (const [subpath, target] of entries) {
+      expect(typeof target, subpath).toBe('object');
+      const t = target as Exclude<typeof target, string>;
+      expect(Object.keys(t), subpath).toEqual(['import', 'require']);
+      for (const cond of ['import', 'require'] as const) {
+        expect(Object.keys(t[cond]), `${subpath} ${cond}`).toEqual(['types', 'default']);
+      }
+      expect(t.import.default).toMatch(/^\.\/dist\/[\w-]+\.js$/);
+      expect(t.import.types).toBe(t.import.default.replace(/\.js$/, '.d.ts'));
+      expect(t.require.default).toBe(t.import.default.replace(/\.js$/, '.cjs'));
+      expect(t.require.types).toBe(t.import.default.replace(/\.js$/, '.d.cts'));
+    }
+    expect(pkg.exports['./package.json']).toBe('./package.json');
+  });
+
+  it('builds every exported file from a tsup entry', () => {
+    const names = new Set(tsupEntries.map((e) => e.name));
+    for (const [subpath, target] of Object.entries(pkg.exports)) {
+      if (typeof target === 'string') continue;
+      const name = /\.\/dist\/([\w-]+)\.js$/.exec(target.import.default)![1]!;
+      expect(names.has(name), `${subpath} -> ${name}`).toBe(true);
+    }
+    for (const bin of Object.values(pkg.bin ?? {})) expect(names.has(/\.\/dist\/([\w-]+)\.js$/.exec(bin)![1]!), bin).toBe(true);
+    expect(pkg.main).toBe('./dist/index.cjs');
+    expect(pkg.module).toBe('./dist/index.js');
+    expect(pkg.types).toBe('./dist/index.d.ts');
+  });
+
+  it('ships only dist and the docs, supports Node 20.18.1+, and is side-effect free', () => {
+    expect(pkg.files).toEqual(expect.arrayContaining(['dist']));
+    expect(pkg.files.every((f) => ['dist', 'README.md', 'CHANGELOG.md', 'LICENSE'].includes(f))).toBe(true);
+    expect(pkg.engines.node).toBe('>=20.18.1');
+    expect(pkg.type).toBe('module');
+    expect(pkg.sideEffects).toBe(false);
+  });
+
+  it('keeps runtime dependencies to undici, zod, decimal.js and uuid; msw and ioredis are optional peers', () => {
+    for (const dep of Object.keys(pkg.dependencies)) expect(['undici', 'zod', 'decimal.js', 'uuid']).toContain(dep);
+    for (const peer of ['msw', 'ioredis']) {
+      expect(pkg.dependencies[peer]).toBeUndefined();
+      if (pkg.peerDependencies?.[peer] !== undefined) expect(pkg.peerDependenciesMeta?.[peer]?.optional, peer).toBe(true);
+    }
+  });
+});
+
+/** Relative imports of a source file, resolved to files (static and dynamic, type-only excluded). */
+function localImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs = [
+    ...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)[^'";]*?from\s+'([^']+)'/gm),
+    ...text.matchAll(/^\s*import\s+'([^']+)'/gm),
+    ...text.matchAll(/(?<!typeof\s+)import\(\s*'([^']+)'\s*\)/g), // `typeof import()` is a type
+  ].map((m) => m[1]!);
+  return specs;
+}
+
+/** Every module specifier reachable at run time from an entry (relative ones followed). */
+function reachable(entry: string): { files: Set<string>; bare: Set<string> } {
+  const files = new Set<string>();
+  const bare = new Set<string>();
+  const queue = [resolve(ROOT, entry)];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    for (const spec of localImports(file)) {
+      if (spec.startsWith('.')) queue.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+      else bare.add(spec);
+    }
+  }
+  return { files, bare };
+}
+
+describe('entry graph', () => {
+  it('the main and webhooks entries never load msw, ioredis or the testing kit', () => {
+    for (const entry of ['src/index.ts', 'src/webhooks/index.ts']) {
+      const { files, bare } = reachable(entry);
+      expect([...bare].filter((b) => /^(msw|ioredis)(\/|$)/.test(b)), entry).toEqual([]);
+      expect([...files].filter((f) => f.includes(`${join('src', 'testing')}`)), entry).toEqual([]);
+    }
+  });
+
+  it('the testing entry loads msw only lazily (no static import of it)', () => {
+    const { bare } = reachable('src/testing/index.ts');
+    expect([...bare].filter((b) => /^msw(\/|$)/.test(b))).toEqual([]);
+  });
+});

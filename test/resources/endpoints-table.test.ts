@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { DOC_PATH, renderEndpointsDoc } from '../../scripts/gen-endpoints-doc.js';
+import { MerchantClient } from '../../src/index.js';
+import { ENDPOINTS, INTERNAL_ENDPOINT_IDS, NAME_ONLY_ENDPOINTS, SHOWN_ENDPOINTS } from '../../src/spec/endpoints.js';
+import { FakeCaller, fakeRoot } from './fake-caller.js';
+import { SAMPLES } from './samples.js';
+
+const SPEC = readFileSync(new URL('../../../shared/spec/api-spec.md', import.meta.url), 'utf8');
+const key = (e: { method: string; path: string }) => `${e.method} ${e.path}`;
+
+/** Walks `a.b.c` to `root.a.b.c`, or `member.b.c` to `root.member('x').b.c`. */
+function resolve(root: object, id: string): unknown {
+  const [head, ...rest] = id.split('.');
+  let node: unknown = head === 'member' ? (root as { member(id: string): unknown }).member('ext-1') : (root as Record<string, unknown>)[head!];
+  for (const part of rest) node = node === undefined || node === null ? undefined : (node as Record<string, unknown>)[part];
+  return node;
+}
+
+describe('the endpoint table', () => {
+  it('matches the spec: 21 endpoints with shapes and 34 referenced by name only', () => {
+    const shown = [...SPEC.matchAll(/^### .*: `([A-Z]+) (\/v1[^`]*)`$/gm)].map((m) => `${m[1]} ${m[2]}`);
+    const line = SPEC.split('\n').find((l) => l.includes('referenced by name only'))!;
+    const nameOnly = [...line.matchAll(/`([A-Z]+) (\/v1[^`]*)`/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(shown).toHaveLength(21);
+    expect(nameOnly).toHaveLength(34);
+    expect(SHOWN_ENDPOINTS.map(key)).toEqual(shown);
+    expect(NAME_ONLY_ENDPOINTS.map(key)).toEqual(nameOnly);
+    expect(ENDPOINTS).toHaveLength(55);
+  });
+
+  it('has unique ids and unique method+path pairs', () => {
+    expect(new Set(ENDPOINTS.map((e) => e.id)).size).toBe(ENDPOINTS.length);
+    expect(new Set(ENDPOINTS.map(key)).size).toBe(ENDPOINTS.length);
+  });
+
+  it('names member-scoped endpoints member.* and only them', () => {
+    for (const e of ENDPOINTS) expect(`${e.id}:${e.memberScoped}`).toBe(`${e.id}:${e.id.startsWith('member.')}`);
+  });
+
+  it('pins the special retry and logging rules', () => {
+    const byId = new Map(ENDPOINTS.map((e) => [e.id, e]));
+    expect(byId.get('member.cards.activate')).toMatchObject({ retry: 'never', sensitiveBody: true, idempotent: true });
+    expect(byId.get('member.remittances.cancel')!.noRetryCodes).toEqual(['api_error']);
+    expect(byId.get('member.cards.unfreeze')!.noRetryCodes).toEqual(['api_error']);
+    expect(byId.get('member.cards.updateLimits')).toMatchObject({ noRetryCodes: ['api_error'], idempotent: false });
+    expect(byId.get('member.qrpay.quote')!.idempotent).toBe(false);
+    expect(ENDPOINTS.filter((e) => e.method === 'GET').every((e) => !e.idempotent && !e.movesFunds)).toBe(true);
+  });
+
+  it('docs/endpoints.md is the generated table (run `npx tsx scripts/gen-endpoints-doc.ts`)', () => {
+    expect(readFileSync(DOC_PATH, 'utf8')).toBe(renderEndpointsDoc());
+    for (const e of ENDPOINTS) expect(renderEndpointsDoc()).toContain(`\`${e.method} ${e.path}\``);
+  });
+});
+
+describe('every endpoint is reachable from the client', () => {
+  const callable = ENDPOINTS.filter((e) => !INTERNAL_ENDPOINT_IDS.includes(e.id));
+
+  it('has one sample per callable endpoint, no missing, none extra', () => {
+    expect(Object.keys(SAMPLES).sort()).toEqual(callable.map((e) => e.id).sort());
+  });
+
+  it('each id resolves to a method of the real client (client.a.b / client.member(id).b.c)', () => {
+    const client = new MerchantClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'c', apiKey: 'k', signingKey: 's' });
+    for (const e of callable) expect(`${e.id}:${typeof resolve(client, e.id)}`).toBe(`${e.id}:function`);
+    expect(resolve(client, 'member.nothing.here')).toBeUndefined();
+  });
+
+  it('each method hands its own descriptor to the pipeline', async () => {
+    const api = new FakeCaller();
+    const root = fakeRoot(api);
+    for (const e of callable) {
+      const sample = SAMPLES[e.id]!;
+      api.reply = sample.reply;
+      const before = api.calls.length;
+      await sample.call(root);
+      expect(api.calls.length - before).toBe(1);
+      const recorded = api.calls[before]!;
+      expect(recorded.endpoint).toBe(e);
+      expect(recorded.args.member).toBe(e.memberScoped ? 'ext-42' : undefined);
+    }
+  });
+});

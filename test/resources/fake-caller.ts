@@ -1,0 +1,34 @@
+/** A recording `EndpointCaller` that answers every call with a canned body, never touching HTTP. */
+import { ApiPromiseImpl } from '../../src/core/api-promise.js';
+import { PageIterator } from '../../src/core/pagination.js';
+import type { ApiPromise, CallArgs, EndpointCaller, ListArgs, Page, PagePromise } from '../../src/core/types.js';
+import { createMerchantNamespaces, MemberView } from '../../src/resources/index.js';
+import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
+import type { Root } from './samples.js';
+
+export interface RecordedCall {
+  readonly endpoint: EndpointDescriptor;
+  readonly args: CallArgs;
+  readonly kind: 'call' | 'list';
+}
+
+export class FakeCaller implements EndpointCaller {
+  readonly calls: RecordedCall[] = [];
+  reply: unknown = {};
+
+  call<T>(endpoint: EndpointDescriptor<T>, args: CallArgs = {}): ApiPromise<T> {
+    this.calls.push({ endpoint: endpoint as EndpointDescriptor, args, kind: 'call' });
+    const data = endpoint.response.parse(this.reply);
+    return new ApiPromiseImpl(Promise.resolve({ data, response: { requestId: 'req_fake', status: 200, headers: {}, idempotencyKey: undefined, replayed: false, attempts: 1 } }));
+  }
+
+  list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T> = {}): PagePromise<T> {
+    this.calls.push({ endpoint: endpoint as EndpointDescriptor, args, kind: 'list' });
+    return new PageIterator<T>(async () => endpoint.response.parse(this.reply));
+  }
+}
+
+/** The client's namespaces over a fake caller. */
+export function fakeRoot(api: EndpointCaller): Root {
+  return { ...createMerchantNamespaces(api), member: (id: string) => new MemberView(api, id) };
+}

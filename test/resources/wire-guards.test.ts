@@ -1,0 +1,193 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Decimal, InvalidArgumentError, type MerchantClient } from '../../src/index.js';
+import { wireClient } from '../helpers/client.js';
+import { startWireServer, type WireServer } from '../helpers/wire-server.js';
+
+let server: WireServer;
+let client: MerchantClient;
+
+beforeEach(async () => {
+  server = await startWireServer();
+  client = wireClient(server.url);
+});
+afterEach(async () => {
+  await client.close();
+  await server.close();
+});
+
+/** The call throws InvalidArgumentError naming `argument`, and nothing reached the server. */
+function rejected(argument: string, call: () => unknown): void {
+  let thrown: unknown;
+  try {
+    call();
+  } catch (err) {
+    thrown = err;
+  }
+  expect(thrown).toBeInstanceOf(InvalidArgumentError);
+  expect((thrown as InvalidArgumentError).argument).toBe(argument);
+  expect(server.requests).toHaveLength(0);
+}
+
+const m = () => client.member('ext-42');
+type Any = never;
+
+describe('member view', () => {
+  it.each([
+    ['', 'blank'],
+    ['   ', 'blank after trim'],
+    ['a\r\nx-evil: 1', 'CR/LF'],
+    ['a\tb', 'tab'],
+    ['a\u0000b', 'NUL'],
+    ['a\u007fb', 'DEL'],
+    ['用户', 'not Latin-1'],
+  ])('rejects %j (%s) before any send', (id) => {
+    rejected('memberId', () => client.member(id));
+  });
+  it('rejects a non-string at run time', () => {
+    rejected('memberId', () => client.member(42 as Any));
+  });
+  it('keeps the id exactly as given', () => {
+    expect(client.member(' ext-1 ').memberId).toBe(' ext-1 ');
+  });
+});
+
+describe('merchant conversion', () => {
+  const base = { from_asset: 'USDT', to_asset: 'USDC', from_amount: '100' };
+  it.each([['q_1'], [''], [null], [undefined]])('rejects any presence of quote_id (%j)', (value) => {
+    rejected('quote_id', () => client.merchant.conversions.create({ ...base, quote_id: value } as Any));
+  });
+  it('rejects the same asset on both sides, ignoring case', () => {
+    rejected('to_asset', () => client.merchant.conversions.create({ ...base, to_asset: 'usdt' }));
+  });
+  it.each([['0'], ['-1'], ['1e3'], [' 1'], ['']])('rejects from_amount %j', (amount) => {
+    rejected('from_amount', () => client.merchant.conversions.create({ ...base, from_amount: amount }));
+  });
+  it('rejects a number amount', () => {
+    rejected('from_amount', () => client.merchant.conversions.create({ ...base, from_amount: 100 as Any }));
+  });
+});
+
+describe('card activation', () => {
+  it.each([['13/29'], ['00/29'], ['7/29'], ['07/2029'], ['0729'], [''], [' 07/29']])('rejects expiry %j', (expiry) => {
+    rejected('expiry', () => m().cards.activate('crd_1', { expiry, pin: '1234' }));
+  });
+  it.each([[''], [undefined], [1234]])('rejects pin %j', (pin) => {
+    rejected('pin', () => m().cards.activate('crd_1', { expiry: '07/29', pin: pin as Any }));
+  });
+  it('never echoes the PIN in an error message', () => {
+    const messages: string[] = [];
+    for (const expiry of ['13/29', 'bad']) {
+      try {
+        m().cards.activate('crd_1', { expiry, pin: '987654' });
+      } catch (err) {
+        messages.push(JSON.stringify(err) + String(err));
+      }
+    }
+    expect(messages).toHaveLength(2);
+    for (const text of messages) expect(text).not.toContain('987654');
+  });
+  it('accepts 01/.. and 12/..', async () => {
+    server.on('POST', '/v1/cards/crd_1/activate', { body: { id: 'crd_1', status: 'active' } });
+    await m().cards.activate('crd_1', { expiry: '01/30', pin: '0' });
+    await m().cards.activate('crd_1', { expiry: '12/30', pin: '0' });
+    expect(server.calls()).toHaveLength(2);
+  });
+});
+
+describe('card limits', () => {
+  it.each([['abc'], ['0.5'], ['0.99'], ['0.00'], ['-1'], ['1e3'], ['']])('rejects single %j', (single) => {
+    rejected('single', () => m().cards.updateLimits('crd_1', { single }));
+  });
+  it('rejects a number', () => {
+    rejected('daily', () => m().cards.updateLimits('crd_1', { daily: 5 as Any }));
+  });
+  it('rejects single > daily and daily > monthly when neither is 0', () => {
+    rejected('daily', () => m().cards.updateLimits('crd_1', { single: '100.01', daily: '100' }));
+    rejected('monthly', () => m().cards.updateLimits('crd_1', { daily: '500', monthly: new Decimal('499.99') }));
+  });
+  it('accepts 0 anywhere, exactly one unit, and equal levels', async () => {
+    server.on('PATCH', '/v1/cards/crd_1/limits', { body: { id: 'crd_1', accepted: true } });
+    await m().cards.updateLimits('crd_1', { single: '1', daily: '0', monthly: '1' });
+    await m().cards.updateLimits('crd_1', { single: '1000', daily: '0' });
+    await m().cards.updateLimits('crd_1', { single: '100', daily: '100', monthly: '100' });
+    expect(server.calls().map((r) => r.body.toString())).toEqual([
+      '{"single":"1","daily":"0","monthly":"1"}',
+      '{"single":"1000","daily":"0"}',
+      '{"single":"100","daily":"100","monthly":"100"}',
+    ]);
+  });
+});
+
+describe('withdrawal', () => {
+  const base = { asset: 'USDT', amount: '1', to_address: 'T' };
+  it('rejects an empty to_address and one over 200 characters', () => {
+    rejected('to_address', () => m().withdrawals.create({ ...base, to_address: '' }));
+    rejected('to_address', () => m().withdrawals.create({ ...base, to_address: 'x'.repeat(201) }));
+  });
+  it.each([['0'], ['0.000'], ['-5'], ['abc']])('rejects amount %j', (amount) => {
+    rejected('amount', () => m().withdrawals.create({ ...base, amount }));
+  });
+  it('rejects a number amount', () => {
+    rejected('amount', () => m().withdrawals.create({ ...base, amount: 25.5 as Any }));
+  });
+  it('accepts exactly 200 characters', async () => {
+    server.on('POST', '/v1/withdrawals', { status: 201, body: { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '1', ledger_scale: 6, to_address: 'x'.repeat(200) } });
+    await m().withdrawals.create({ ...base, to_address: 'x'.repeat(200) });
+    expect(server.calls()).toHaveLength(1);
+  });
+});
+
+describe('top-up declaration', () => {
+  const base = { asset: 'USDT', amount: '1' };
+  it('rejects more than 20 integer digits or 12 decimals, zero and negatives', () => {
+    rejected('amount', () => client.merchant.topups.create({ ...base, amount: '1'.repeat(21) }));
+    rejected('amount', () => client.merchant.topups.create({ ...base, amount: '1.1234567890123' }));
+    rejected('amount', () => client.merchant.topups.create({ ...base, amount: '0' }));
+    rejected('amount', () => client.merchant.topups.create({ ...base, amount: '-1' }));
+  });
+  it('rejects reference_no over 64 characters and a channel other than chain/fiat', () => {
+    rejected('reference_no', () => client.merchant.topups.create({ ...base, reference_no: 'r'.repeat(65) }));
+    rejected('channel', () => client.merchant.topups.create({ ...base, channel: 'FIAT' as Any }));
+  });
+  it('accepts the limits exactly, keeping the amount text unchanged', async () => {
+    server.on('POST', '/v1/merchant/topups', { status: 201, body: { id: 'u', asset: 'USDT', channel: 'chain', amount_text: 'x', status: 'pending' } });
+    const amount = `${'9'.repeat(20)}.${'0'.repeat(12)}`;
+    await client.merchant.topups.create({ ...base, amount, reference_no: 'r'.repeat(64) });
+    expect(JSON.parse(server.calls()[0]!.body.toString())).toEqual({ asset: 'USDT', amount, reference_no: 'r'.repeat(64) });
+  });
+});
+
+describe('pagination limit', () => {
+  it.each([[0], [101], [1.5], [-1], ['10']])('rejects limit %j', (limit) => {
+    rejected('limit', () => client.reports.list({ limit: limit as Any }));
+    rejected('limit', () => m().remittances.list({ limit: limit as Any }));
+    rejected('limit', () => client.assets.list({ limit: limit as Any }));
+  });
+  it('accepts 1 and 100', async () => {
+    server.on('GET', '/v1/reports', { body: { data: [], next_cursor: null, has_more: false } });
+    await client.reports.list({ limit: 1 });
+    await client.reports.list({ limit: 100 });
+    expect(server.calls().map((r) => r.url)).toEqual(['/v1/reports?limit=1', '/v1/reports?limit=100']);
+  });
+});
+
+describe('ids and other checks', () => {
+  it.each([[''], ['  ']])('rejects path id %j', (id) => {
+    rejected('remittanceId', () => m().remittances.cancel(id));
+    rejected('cardId', () => m().cards.unfreeze(id));
+    rejected('reportId', () => client.reports.retrieve(id));
+    rejected('productId', () => m().cards.productQuote(id));
+  });
+  it('rejects an empty bank search, reason=close on card withdrawals, and a non-string new_total', () => {
+    rejected('q', () => client.remittances.swiftSearch({ q: '' }));
+    rejected('reason', () => m().cards.withdraw('crd_1', { reason: 'close' }));
+    rejected('new_total', () => m().remittances.reconfirm('rmt_1', { new_total: 101.2 as Any }));
+  });
+  it('rejects a KYC profile that is not an object', () => {
+    rejected('profile', () => m().kyc.submitApplication({ profile: null as Any }));
+    rejected('profile', () => m().kyc.submitApplication({ profile: [] as Any }));
+  });
+  it('rejects a faucet amount given as a number', () => {
+    rejected('amount', () => client.sandbox.faucet({ asset: 'USDT', amount: 5 as Any }));
+  });
+});

@@ -1,0 +1,158 @@
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox, type SandboxServer } from '../../src/testing/index.js';
+import { TestClient, viaFetch } from './harness.js';
+
+const servers: SandboxServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function served(): Promise<{ sb: Sandbox; c: TestClient; url: string; member: string }> {
+  const sb = createSandbox();
+  const srv = await sb.listen();
+  servers.push(srv);
+  const m = sb.state.seedMember({ balances: { USDT: { available: '100' } } });
+  const c = new TestClient(sb, viaFetch(srv.url));
+  await c.auth();
+  return { sb, c, url: srv.url, member: m.id };
+}
+
+const W = '/v1/withdrawals';
+const body = { asset: 'USDT', amount: '10', to_address: 'T' };
+
+describe('fault injection over real sockets', () => {
+  it('status before: nothing executes; the retry with the same key executes once', async () => {
+    const { sb, c, member } = await served();
+    sb.faults.inject({ method: 'POST', path: W }, { kind: 'status', status: 502, when: 'before' });
+    const key = randomUUID();
+    const failed = await c.call('POST', W, { member, key, body });
+    expect(failed.status).toBe(502);
+    expect(failed.json).toMatchObject({ type: 'upstream_error', code: 'upstream_error', request_id: failed.headers['x-request-id'] });
+    expect(sb.state.countEffects()).toBe(0);
+    const retry = await c.call('POST', W, { member, key, body });
+    expect(retry.status).toBe(201);
+    expect(sb.state.countEffects('withdrawal.create')).toBe(1);
+  });
+
+  it('status after: the effect executes and is stored; the retry replays it, money moved once', async () => {
+    const { sb, c, member } = await served();
+    sb.faults.inject({ method: 'POST', path: W }, { kind: 'status', status: 504, when: 'after' });
+    const key = randomUUID();
+    const failed = await c.call('POST', W, { member, key, body });
+    expect(failed.status).toBe(504);
+    expect(failed.json.code).toBe('upstream_timeout');
+    expect(sb.state.countEffects('withdrawal.create')).toBe(1);
+    const retry = await c.call('POST', W, { member, key, body });
+    expect(retry.status).toBe(201);
+    expect(retry.headers['x-idempotent-replay']).toBe('true');
+    expect(sb.state.countEffects('withdrawal.create')).toBe(1);
+    expect(sb.state.balance(member, 'USDT')).toMatchObject({ available: '90.000000', withdrawing: '10.000000' });
+    // Every attempt carried the same key and a fresh nonce.
+    const writes = sb.requests.filter((r) => r.method === 'POST' && r.path === W);
+    expect(new Set(writes.map((r) => r.headers['x-idempotency-key']))).toEqual(new Set([key]));
+    expect(new Set(writes.map((r) => r.headers['x-nonce'])).size).toBe(2);
+  });
+
+  it('status 500 with a custom code, and an unknown code', async () => {
+    const { sb, c, member } = await served();
+    sb.faults.inject({ path: W }, { kind: 'status', status: 500, code: 'api_error', when: 'before' });
+    expect((await c.call('POST', W, { member, key: true, body })).json).toMatchObject({ type: 'api_error', code: 'api_error' });
+    sb.faults.inject({ path: W }, { kind: 'unknown_code' });
+    const odd = await c.call('POST', W, { member, key: true, body });
+    expect(odd.status).toBe(500);
+    expect(odd.json).toMatchObject({ type: 'api_error', code: 'brand_new_code' });
+    sb.faults.inject({ path: W }, { kind: 'unknown_code', status: 400, code: 'totally_new' });
+    expect((await c.call('POST', W, { member, key: true, body })).json).toMatchObject({ type: 'invalid_request_error', code: 'totally_new' });
+    expect(sb.state.countEffects()).toBe(0);
+  });
+
+  it('in_progress: 409 idempotency_in_progress without executing', async () => {
+    const { sb, c, member } = await served();
+    sb.faults.inject({ path: W }, { kind: 'in_progress' });
+    const res = await c.call('POST', W, { member, key: true, body });
+    expect(res.status).toBe(409);
+    expect(res.json.code).toBe('idempotency_in_progress');
+    expect(sb.state.countEffects()).toBe(0);
+  });
+
+  it('rate_limited in both envelope shapes, with Retry-After', async () => {
+    const { sb, c, member } = await served();
+    sb.faults.inject({ path: W }, { kind: 'rate_limited', retryAfter: 7, shape: 'flat' });
+    sb.faults.inject({ path: W }, { kind: 'rate_limited', retryAfter: 3, shape: 'wrapped' });
+    const flat = await c.call('POST', W, { member, key: true, body });
+    expect(flat.status).toBe(429);
+    expect(flat.headers['retry-after']).toBe('7');
+    expect(flat.json).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited', retry_after: 7, request_id: flat.headers['x-request-id'] });
+    const wrapped = await c.call('POST', W, { member, key: true, body });
+    expect(wrapped.headers['retry-after']).toBe('3');
+    expect(wrapped.json).toEqual({ error: { code: 'rate_limited', message: expect.any(String), retry_after: 3 } });
+  });
+
+  it('html: a proxy page with text/html and no request id', async () => {
+    const { sb, c, member } = await served();
+    sb.faults.inject({ path: W }, { kind: 'html', status: 502 });
+    const res = await c.call('POST', W, { member, key: true, body });
+    expect(res.status).toBe(502);
+    expect(res.headers['content-type']).toBe('text/html');
+    expect(res.headers['x-request-id']).toBeUndefined();
+    expect(res.text).toContain('<html>');
+    expect(res.json).toBeUndefined();
+  });
+
+  it('reset: the socket is destroyed without an answer', async () => {
+    const { sb, c, member } = await served();
+    sb.faults.inject({ path: W }, { kind: 'reset' });
+    await expect(c.call('POST', W, { member, key: true, body })).rejects.toThrow();
+    expect(sb.state.countEffects()).toBe(0);
+    expect((await c.call('POST', W, { member, key: true, body })).status).toBe(201);
+  });
+
+  it('delay: answers normally afterwards', async () => {
+    const { sb, c, member } = await served();
+    sb.faults.inject({ path: W }, { kind: 'delay', ms: 20 });
+    expect((await c.call('POST', W, { member, key: true, body })).status).toBe(201);
+  });
+
+  it('timestamp_skew: 401 timestamp_out_of_range', async () => {
+    const { sb, c, member } = await served();
+    sb.faults.inject({ path: W }, { kind: 'timestamp_skew' });
+    expect((await c.call('POST', W, { member, key: true, body })).json.code).toBe('timestamp_out_of_range');
+  });
+
+  it('matches by method and path template, counts times, and can be removed or cleared', async () => {
+    const { sb, c, member } = await served();
+    const f = sb.faults.inject({ method: 'post', path: '/v1/withdrawals/:id/confirm' }, { kind: 'status', status: 500, when: 'before' }, { times: 2 });
+    const w = await c.call('POST', W, { member, key: true, body });
+    expect((await c.call('GET', '/v1/balances', { member })).status).toBe(200);
+    expect((await c.call('POST', `${W}/${w.json.id}/confirm`, { member, key: true })).status).toBe(500);
+    expect(f.remaining).toBe(1);
+    expect((await c.call('POST', `${W}/${w.json.id}/confirm`, { member, key: true })).status).toBe(500);
+    expect(f.hits).toBe(2);
+    expect(sb.faults.list()).toHaveLength(0);
+    sb.faults.inject({ path: /^\/v1\/balances$/ }, { kind: 'html', status: 502 }, { times: Infinity });
+    expect((await c.call('GET', '/v1/balances', { member })).status).toBe(502);
+    expect((await c.call('GET', '/v1/balances', { member })).status).toBe(502);
+    sb.faults.clear();
+    expect((await c.call('GET', '/v1/balances', { member })).status).toBe(200);
+  });
+
+  it('closes with keep-alive connections open', async () => {
+    const sb = createSandbox();
+    const srv = await sb.listen();
+    const agent = new http.Agent({ keepAlive: true });
+    const status = await new Promise<number>((resolve, reject) => {
+      http
+        .get(`${srv.url}/v1/assets`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        })
+        .on('error', reject);
+    });
+    expect(status).toBe(401);
+    expect(srv.connections).toBe(1);
+    await srv.close();
+    agent.destroy();
+  });
+});

@@ -1,0 +1,21 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    testing: 'src/testing/index.ts',
+    webhooks: 'src/webhooks/index.ts',
+    'sandbox-bin': 'src/testing/bin.ts',
+  },
+  format: ['esm', 'cjs'],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  target: 'node20',
+  platform: 'node',
+  // Shared chunks: one copy of the client and error classes across entries, so instanceof holds.
+  splitting: true,
+  treeshake: true,
+  // msw is an optional peer of the testing entry only.
+  external: ['msw', 'msw/node'],
+});
