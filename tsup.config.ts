@@ -5,6 +5,7 @@ export default defineConfig({
     index: 'src/index.ts',
     testing: 'src/testing/index.ts',
     webhooks: 'src/webhooks/index.ts',
+    redis: 'src/redis/index.ts',
     'sandbox-bin': 'src/testing/bin.ts',
   },
   format: ['esm', 'cjs'],

@@ -62,6 +62,8 @@ export class RedisRateLimiter implements RequestLimiter {
   readonly #keyBase: string;
   readonly #fallback: RequestLimiter;
   readonly #instance = randomBytes(6).toString('hex');
+  /** Per bucket, the promise the next local waiter queues behind. */
+  readonly #tails = new Map<RateLimitBucket, Promise<void>>();
   #seq = 0;
 
   /** @param options - The Redis client, the merchant account, quotas and window. */
@@ -92,6 +94,26 @@ export class RedisRateLimiter implements RequestLimiter {
   async acquire(bucket: RateLimitBucket, signal?: AbortSignal): Promise<void> {
     if (!BUCKETS.includes(bucket)) throw new InvalidArgumentError('bucket', `is not a bucket (${BUCKETS.join(', ')}).`);
     if (signal?.aborted) throw signal.reason;
+    // One waiter per bucket per process talks to Redis; the others queue here in FIFO order.
+    // Without this, hundreds of local waiters would wake together and poll Redis at each free slot.
+    const ahead = this.#tails.get(bucket) ?? Promise.resolve();
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    this.#tails.set(bucket, mine);
+    try {
+      await untilOrAborted(ahead, signal);
+      return await this.#acquireShared(bucket, signal);
+    } finally {
+      // An aborted waiter still hands over only once those ahead of it are done, keeping order.
+      void ahead.then(() => {
+        done();
+        if (this.#tails.get(bucket) === mine) this.#tails.delete(bucket);
+      });
+    }
+  }
+
+  /** The Redis side of {@link RedisRateLimiter.acquire}: loops on the script until admitted. */
+  async #acquireShared(bucket: RateLimitBucket, signal: AbortSignal | undefined): Promise<void> {
     const keys = [this.#key(bucket), `${this.#key(bucket)}:pause`];
     for (;;) {
       const member = `${this.#instance}:${(this.#seq++).toString(36)}`;
@@ -106,7 +128,7 @@ export class RedisRateLimiter implements RequestLimiter {
       const wait = await this.#unlessAborted(attempt, signal, keys[0]!, member);
       if (wait === undefined) return this.#fallback.acquire(bucket, signal);
       if (!(wait > 0)) return;
-      // Waiters of many instances wake together when a slot frees; jitter spreads them out.
+      // Head waiters of many instances wake together when a slot frees; jitter spreads them out.
       await sleep(wait + Math.floor(Math.random() * 15), signal);
     }
   }
@@ -165,4 +187,18 @@ export class RedisRateLimiter implements RequestLimiter {
 function integer(name: string, value: number, min: number): number {
   if (!Number.isInteger(value) || value < min) throw new InvalidArgumentError(name, min === 0 ? 'must be a non-negative integer.' : 'must be a positive integer.');
   return value;
+}
+
+/** Resolves when `ahead` does, or rejects with `signal.reason` as soon as the caller aborts. */
+function untilOrAborted(ahead: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return ahead;
+  if (signal.aborted) return Promise.reject(signal.reason as unknown);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as unknown);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void ahead.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }

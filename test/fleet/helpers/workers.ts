@@ -108,7 +108,7 @@ export async function startWorker(name: string, env: Record<string, string>, opt
     child,
     messages,
     exited,
-    next(type, timeoutMs = 20_000) {
+    next(type, timeoutMs = 60_000) {
       const seen = messages.find((m) => m.type === type);
       if (seen) return Promise.resolve(seen);
       return new Promise<WorkerMessage>((resolve, reject) => {
