@@ -10,6 +10,7 @@ import { log, type Logger } from '../core/logger.js';
  * Keys of one script always share a hash slot (`{...}` hash tags), so a `Cluster` works too.
  */
 export interface RedisClientLike {
+  /** Sends one command (`EVALSHA`, `GET`, ...) with its arguments and resolves with the reply. */
   call(command: string, ...args: Array<string | number>): Promise<unknown>;
 }
 

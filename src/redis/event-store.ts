@@ -52,7 +52,12 @@ export class RedisEventStore implements EventStore {
     this.#fallback = options.fallback ?? new MemoryEventStore({ retentionMs: this.#retentionMs });
   }
 
-  /** {@inheritDoc EventStore.claim} */
+  /**
+   * Atomically claims `eventId` for processing, across every instance.
+   *
+   * @param eventId - The `z-event-id`.
+   * @param ttlMs - Lease of the in-progress claim, after which it expires.
+   */
   async claim(eventId: string, ttlMs: number): Promise<ClaimResult> {
     const marker = `claim:${randomUUID()}`;
     const lease = Math.max(1, Math.ceil(ttlMs));
@@ -69,7 +74,7 @@ export class RedisEventStore implements EventStore {
     return result;
   }
 
-  /** {@inheritDoc EventStore.complete} */
+  /** Records `eventId` as processed (after `onEvent` succeeded), so redeliveries are skipped. */
   async complete(eventId: string): Promise<void> {
     const placement = this.#open.get(eventId);
     this.#open.delete(eventId);
@@ -88,7 +93,7 @@ export class RedisEventStore implements EventStore {
     if (!stored) await this.#fallback.complete(eventId);
   }
 
-  /** {@inheritDoc EventStore.release} */
+  /** Drops the in-progress claim of `eventId` (after `onEvent` failed), so a redelivery is processed. */
   async release(eventId: string): Promise<void> {
     const placement = this.#open.get(eventId);
     this.#open.delete(eventId);

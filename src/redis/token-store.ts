@@ -61,7 +61,7 @@ export class RedisTokenStore implements TokenStore {
     this.#lockWaitMs = positive(options.lockWaitMs ?? 30_000, 'lockWaitMs');
   }
 
-  /** {@inheritDoc TokenStore.get} */
+  /** The token stored for `key` fleet-wide, or undefined (from memory while Redis is unreachable). */
   get(key: string): Promise<StoredToken | undefined> {
     return this.#guard.run(
       async (redis) => {
@@ -74,7 +74,7 @@ export class RedisTokenStore implements TokenStore {
     );
   }
 
-  /** {@inheritDoc TokenStore.set} */
+  /** Stores `token` for `key` fleet-wide; Redis drops it a little after its `expired_at`. */
   async set(key: string, token: StoredToken): Promise<void> {
     this.#local.set(key, token);
     // Kept a little past expiry: readers check freshness themselves; the TTL only cleans up.
@@ -85,7 +85,7 @@ export class RedisTokenStore implements TokenStore {
     );
   }
 
-  /** {@inheritDoc TokenStore.delete} */
+  /** Removes the token under `key` only if it is still `token` (compare-and-delete, atomic in Redis). */
   async delete(key: string, token: string): Promise<void> {
     this.#local.delete(key, token);
     await this.#guard.run(
@@ -154,6 +154,7 @@ export class RedisTokenStore implements TokenStore {
     return `RedisTokenStore { degraded: ${this.#guard.degraded} }`;
   }
 
+  /** What `JSON.stringify` shows: the health only, never a token. */
   toJSON(): Record<string, unknown> {
     return { degraded: this.#guard.degraded };
   }

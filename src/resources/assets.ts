@@ -15,8 +15,10 @@ export class Assets {
    * The asset catalogue (`GET /v1/assets`). Parse amounts at an asset's `ledger_scale`;
    * `display_scale` is for display only.
    *
-   * Scope: not shown. Merchant account. Read. Shape not shown: assumed the list envelope,
-   * loosely typed items.
+   * Scope: not shown. Merchant account. Read: no idempotency key, moves no funds. Shape not
+   * shown: assumed the list envelope, loosely typed items.
+   *
+   * Errors: not shown.
    */
   list(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
     return this.#api.list(ASSETS_LIST, { query: looseListQuery(params), options });

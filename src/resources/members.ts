@@ -22,8 +22,10 @@ export class Members {
    * Creates a member (`POST /v1/members`).
    *
    * Scope: not shown (`members:read` is the only member scope named). Merchant account.
-   * Idempotency key sent (assumed: creates an object). Rate bucket `members_write`.
-   * Shapes not shown: loosely typed.
+   * Idempotency key sent (assumed: creates an object). Moves no funds. Rate bucket
+   * `members_write`. Shapes not shown: loosely typed.
+   *
+   * Errors: not shown.
    */
   create(params: MemberCreateParams, options?: CallOptions): ApiPromise<LooseResult> {
     return this.#api.call(MEMBERS_CREATE, { body: checkObject(params, 'params'), options });
@@ -34,8 +36,10 @@ export class Members {
    * `member_not_found` to member-scoped calls.
    *
    * Scope: not shown. Merchant account (the member is in the path, not `x-on-behalf-of`). No
-   * idempotency key (assumed: suspending is inherently idempotent). Rate bucket `members_write`.
-   * Shapes not shown: `params` sent as given (default `{}`), loosely typed result.
+   * idempotency key (assumed: suspending is inherently idempotent). Moves no funds. Rate bucket
+   * `members_write`. Shapes not shown: `params` sent as given (default `{}`), loosely typed result.
+   *
+   * Errors: not shown.
    *
    * @param memberId - `external_member_id` or `mem_<uuid>` (assumed, as for `x-on-behalf-of`).
    */

@@ -99,7 +99,8 @@ export class MerchantTopups {
    * automatically; offline settlement needs dual approval). No webhook: poll {@link MerchantTopups.list}.
    *
    * Scope `merchant:write` (restricted). Merchant account. Idempotency key (UUID v4) required; the
-   * 24-hour window is the only layer (after it, the same key creates a second declaration).
+   * 24-hour window is the only layer (after it, the same key creates a second declaration). Moves
+   * no funds (the declaration changes no balance).
    *
    * Rules: `channel` is checked to be exactly `chain` or `fiat` before sending, because the service
    * silently turns any other value (even `FIAT`) into `chain`, and a declared `chain` record has no
@@ -131,8 +132,10 @@ export class MerchantTopups {
   /**
    * Top-up declarations and their progress (`GET /v1/merchant/topups`).
    *
-   * Scope: not shown. Merchant account. Read. Shape not shown: assumed the list envelope, loosely
-   * typed items.
+   * Scope: not shown. Merchant account. Read: no idempotency key, moves no funds. Shape not
+   * shown: assumed the list envelope, loosely typed items.
+   *
+   * Errors: not shown.
    */
   list(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
     return this.#api.list(E.MERCHANT_TOPUPS_LIST, { query: looseListQuery(params), options });
@@ -157,7 +160,10 @@ export class MerchantAccount {
   /**
    * The merchant prepaid balances (`GET /v1/merchant/balances`).
    *
-   * Scope: not shown. Merchant account. Read. Shape not shown: assumed the list envelope.
+   * Scope: not shown. Merchant account. Read: no idempotency key, moves no funds. Shape not
+   * shown: assumed the list envelope.
+   *
+   * Errors: not shown.
    */
   balances(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
     return this.#api.list(E.MERCHANT_BALANCES, { query: looseListQuery(params), options });
@@ -167,7 +173,10 @@ export class MerchantAccount {
    * The merchant's line switches (`GET /v1/merchant/lines`); withdrawals follow the withdraw
    * line's switch (disabled or halted: `service_unavailable`).
    *
-   * Scope: not shown. Merchant account. Read. Shape not shown: assumed the list envelope.
+   * Scope: not shown. Merchant account. Read: no idempotency key, moves no funds. Shape not
+   * shown: assumed the list envelope.
+   *
+   * Errors: not shown.
    */
   lines(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
     return this.#api.list(E.MERCHANT_LINES, { query: looseListQuery(params), options });
@@ -176,7 +185,10 @@ export class MerchantAccount {
   /**
    * Pending amounts of the merchant account (`GET /v1/merchant/pending`).
    *
-   * Scope: not shown. Merchant account. Read. Shape not shown: a loosely typed object.
+   * Scope: not shown. Merchant account. Read: no idempotency key, moves no funds. Shape not
+   * shown: a loosely typed object.
+   *
+   * Errors: not shown.
    */
   pending(query?: LooseQuery, options?: CallOptions): ApiPromise<LooseResult> {
     return this.#api.call(E.MERCHANT_PENDING, { query: checkQuery(query), options });
@@ -185,18 +197,23 @@ export class MerchantAccount {
   /**
    * The conversion directions and prices (`GET /v1/merchant/conversion-pairs`).
    *
-   * Scope: not shown. Merchant account. Read. Shape not shown: assumed the list envelope.
+   * Scope: not shown. Merchant account. Read: no idempotency key, moves no funds. Shape not
+   * shown: assumed the list envelope.
+   *
+   * Errors: not shown.
    */
   conversionPairs(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
     return this.#api.list(E.MERCHANT_CONVERSION_PAIRS, { query: looseListQuery(params), options });
   }
 
   /**
-   * A deposit address of the merchant account (`POST /v1/merchant/deposit-address`). Its
-   * `service_unavailable` carries `retry_after` (seconds).
+   * A deposit address of the merchant account (`POST /v1/merchant/deposit-address`).
    *
    * Scope: not shown. Merchant account. Idempotency key sent (assumed: it allocates an address
-   * object; a fresh key per call is harmless if ignored). Shapes not shown: loosely typed.
+   * object; a fresh key per call is harmless if ignored). Moves no funds. Shapes not shown:
+   * loosely typed.
+   *
+   * Errors: not shown beyond `service_unavailable`, which here carries `retry_after` (seconds).
    */
   depositAddress(params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
     return this.#api.call(E.MERCHANT_DEPOSIT_ADDRESS, { body: bodyOrEmpty(params), options });

@@ -36,7 +36,7 @@ export class MerchantRemittances {
    * The corridors available to this merchant (`GET /v1/remit/corridors`): the envelope's `data`.
    * Per merchant: never share the list across merchants.
    *
-   * Scope `remittances:read`. Merchant account. Read.
+   * Scope `remittances:read`. Merchant account. Read: no idempotency key, moves no funds.
    *
    * Rules: a corridor is country, currency, payment method and one clearing system; payee
    * creation sends one as `clearing_system` exactly as returned (case preserved). Retrieval
@@ -50,7 +50,11 @@ export class MerchantRemittances {
 
   /**
    * The whole `GET /v1/remit/corridors` envelope (`next_cursor: null`, `has_more: false`).
-   * Scope `remittances:read`. Merchant account. Read. Prefer {@link MerchantRemittances.corridors}.
+   * Prefer {@link MerchantRemittances.corridors}.
+   *
+   * Scope `remittances:read`. Merchant account. Read: no idempotency key, moves no funds.
+   *
+   * Errors: 403 `insufficient_scope`.
    */
   corridorsEnvelope(params?: CorridorsParams, options?: CallOptions): ApiPromise<Page<Corridor>> {
     const line = params === undefined ? undefined : checkOptionalText(checkObject(params, 'params').line, 'line');
@@ -61,7 +65,8 @@ export class MerchantRemittances {
    * Searches the bank directory (`GET /v1/remit/swift-search`) to prefill payee fields (the
    * user's values prevail and are not validated against the directory).
    *
-   * Scope `remittances:read`. Merchant account. Read. Separate limit: 300 per minute per merchant.
+   * Scope `remittances:read`. Merchant account. Read: no idempotency key, moves no funds.
+   * Separate limit: 300 per minute per merchant.
    *
    * Rules: `unavailable: true` means the directory is not configured or unreachable, unlike an
    * empty `banks`. A query under 6 characters that does not look like a BIC returns `banks: []`
@@ -81,7 +86,7 @@ export class MerchantRemittances {
    * The personal remittance agreement (`GET /v1/remit/vp/agreement`); show all of it to the end
    * user before `member.remittances.applyPersonalAccount()`.
    *
-   * Scope `remittances:read`. Merchant account. Read.
+   * Scope `remittances:read`. Merchant account. Read: no idempotency key, moves no funds.
    *
    * Rules: unconfigured languages fall back through `en`, then `zh-Hans` (the returned `lang` may
    * differ). `intro` may be null.

@@ -43,7 +43,7 @@ export class Reports {
    * the first page, async-iterable over reports. A silent restart from the first page (expired
    * cursor) raises `PaginationRestartError` instead of yielding duplicates.
    *
-   * Scope `merchant:read`. Merchant account. Read.
+   * Scope `merchant:read`. Merchant account. Read: no idempotency key, moves no funds.
    *
    * Rules: `rows` and `bytes` are 0 before `ready`; a `ready` file is kept 7 days (`expires_at`).
    * The list has no `download_url`: call {@link Reports.retrieve} before downloading. Unknown
@@ -60,8 +60,10 @@ export class Reports {
   /**
    * One report (`GET /v1/reports/{id}`), called before downloading.
    *
-   * Scope: not shown. Merchant account. Read. Shape not shown: loosely typed (`download_url`
-   * optional, implied by the prose).
+   * Scope: not shown. Merchant account. Read: no idempotency key, moves no funds. Shape not
+   * shown: loosely typed (`download_url` optional, implied by the prose).
+   *
+   * Errors: not shown.
    *
    * @param reportId - `rep_<uuid>`.
    */

@@ -25,8 +25,9 @@ export class Sandbox {
    * through the normal posting path. Live credentials always get 404 `not_found` (the test is the
    * token's merchant, not the hostname).
    *
-   * Scope: not shown. Merchant account. Idempotency key (UUID v4) required: the same key returns
-   * the same credit with `duplicated: true` and posts nothing. Moves funds (sandbox).
+   * Scope: not shown. Merchant account (it credits the merchant's own prepaid balance).
+   * Idempotency key (UUID v4) required: the same key returns the same credit with
+   * `duplicated: true` and posts nothing. Moves funds (sandbox).
    *
    * Errors: 400 `invalid_request`, `asset_not_allowed`, `limit_exceeded` (above the maximum,
    * `limit_type: single`), `idempotency_key_required`, `idempotency_key_invalid`; 409

@@ -10,7 +10,7 @@ export class MemberBalances extends MemberResource {
    * The member's balance rows, one per asset (`GET /v1/balances`): the envelope's `data` array,
    * never the transitional `balances` copy.
    *
-   * Scope `balances:read`. Member-scoped. Read, no idempotency key.
+   * Scope `balances:read`. Member-scoped. Read: no idempotency key, moves no funds.
    *
    * Rules: only assets for which the member already has account rows are returned (a member who
    * never received funds gets `[]`); not paginated. The total of an asset is the sum of its eight
@@ -26,7 +26,9 @@ export class MemberBalances extends MemberResource {
    * The whole `GET /v1/balances` envelope (`data`, `next_cursor: null`, `has_more: false`, and
    * while it lasts the transitional `balances` duplicate). Prefer {@link MemberBalances.list}.
    *
-   * Scope `balances:read`. Member-scoped. Read, no idempotency key. Errors as for `list`.
+   * Scope `balances:read`. Member-scoped. Read: no idempotency key, moves no funds.
+   *
+   * Errors: 400 `member_context_required`, 404 `member_not_found`.
    */
   envelope(options?: CallOptions): ApiPromise<BalancesEnvelope> {
     return this.send(BALANCES_LIST, { options });

@@ -57,8 +57,11 @@ export class MemberCards extends MemberResource {
   /**
    * Card products (`GET /v1/cards/products`).
    *
-   * Scope: not shown. Member-scoped by the SDK's design (eligibility follows the member). Read.
-   * Shape not shown: assumed the list envelope, loosely typed items.
+   * Scope: not shown. Member-scoped by the SDK's design (eligibility follows the member). Read:
+   * no idempotency key, moves no funds. Shape not shown: assumed the list envelope, loosely typed
+   * items.
+   *
+   * Errors: not shown.
    */
   products(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
     return this.page(E.CARDS_PRODUCTS, { query: looseListQuery(params), options });
@@ -68,7 +71,9 @@ export class MemberCards extends MemberResource {
    * Quotes a card product for the member (`GET /v1/cards/products/{id}/quote`).
    *
    * Scope: not shown. Member-scoped (the spec passes `quick_kyc_binding_id` "on behalf of the same
-   * member"). Read. Shape not shown: loosely typed.
+   * member"). Read: no idempotency key, moves no funds. Shape not shown: loosely typed.
+   *
+   * Errors: not shown.
    *
    * @param productId - Card product id, `cpd_` prefix optional (passed as given).
    */
@@ -82,7 +87,10 @@ export class MemberCards extends MemberResource {
    * not switch over. An initial top-up at issuance is credited as `first:<application uuid>`.
    *
    * Scope: not shown. Member-scoped. Idempotency key sent (assumed: creates an application and
-   * may charge fees). Moves funds (assumed). Shapes not shown: loosely typed.
+   * may charge fees). Moves funds (assumed: fees and funding of the card). Shapes not shown:
+   * loosely typed.
+   *
+   * Errors: not shown.
    */
   apply(params: CardApplyParams, options?: CallOptions): ApiPromise<LooseResult> {
     return this.send(E.CARDS_APPLY, { body: checkObject(params, 'params'), options });
@@ -91,8 +99,10 @@ export class MemberCards extends MemberResource {
   /**
    * A card's details (`GET /v1/cards/{id}`), e.g. `status` and `limits_updatable`.
    *
-   * Scope: not shown. Member-scoped (assumed, as every `/v1/cards/{id}` endpoint shown). Read.
-   * Shape not shown beyond the states: loosely typed.
+   * Scope: not shown. Member-scoped (assumed, as every `/v1/cards/{id}` endpoint shown). Read: no
+   * idempotency key, moves no funds. Shape not shown beyond the states: loosely typed.
+   *
+   * Errors: not shown.
    *
    * @param cardId - `crd_<uuid>`.
    */
@@ -105,7 +115,7 @@ export class MemberCards extends MemberResource {
    * `active`) and the reduced spending limit is restored. `risk_frozen` and `suspended` cards
    * cannot be unfrozen by the merchant. Emits card events.
    *
-   * Scope `cards:write`. Member-scoped. Idempotency key required. Sends `{}`.
+   * Scope `cards:write`. Member-scoped. Idempotency key required. Moves no funds. Sends `{}`.
    * A 500 `api_error` is not retried automatically here: risk freezes and upstream rejections
    * currently return it, and a retry only repeats it.
    *
@@ -123,9 +133,9 @@ export class MemberCards extends MemberResource {
    * Activates a physical card (`POST /v1/cards/{id}/activate`). Irreversible. Verify the end
    * user yourself before calling. Success is also signalled by `card.activated`.
    *
-   * Scope: not shown. Member-scoped. Idempotency key required. Never retried automatically: a
-   * details mismatch returns 500 `api_error` and counts toward the 3 failures that lock the card
-   * for 24 hours (unlocking is manual). The request body (PIN) is never logged.
+   * Scope: not shown. Member-scoped. Idempotency key required. Moves no funds. Never retried
+   * automatically: a details mismatch returns 500 `api_error` and counts toward the 3 failures
+   * that lock the card for 24 hours (unlocking is manual). The request body (PIN) is never logged.
    *
    * Rules: the card is physical and `unactivated`, has left inventory, and has no active lock.
    * An already `active` card returns 200 without counting a failure.
@@ -146,7 +156,7 @@ export class MemberCards extends MemberResource {
   /**
    * The card closure precheck (`GET /v1/cards/{id}/close-check`), camelCase fields.
    *
-   * Scope: not shown. Member-scoped. Read.
+   * Scope: not shown. Member-scoped. Read: no idempotency key, moves no funds.
    *
    * Rules: use `authHeld` for the close button. With `pendingWithdraw` true or `closePhase`
    * `sweeping`, start no other balance return. When the balance is below the product's minimum
@@ -167,6 +177,8 @@ export class MemberCards extends MemberResource {
    * Scope: not shown. Member-scoped. Idempotency key sent (assumed: moves funds). Moves funds.
    * Shapes not shown: `params` sent as given (default `{}`), loosely typed result.
    *
+   * Errors: not shown.
+   *
    * @param cardId - `crd_<uuid>`.
    */
   close(cardId: string, params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
@@ -179,6 +191,8 @@ export class MemberCards extends MemberResource {
    *
    * Scope: not shown. Member-scoped. Idempotency key sent (assumed: moves funds). Moves funds.
    * Shapes not shown: loosely typed.
+   *
+   * Errors: not shown.
    *
    * @param cardId - `crd_<uuid>`.
    * @throws InvalidArgumentError before sending when `reason` is `close`.
@@ -198,6 +212,8 @@ export class MemberCards extends MemberResource {
    * Scope: not shown. Member-scoped. Idempotency key sent (assumed: creates a `ctp_` order, moves
    * funds). Moves funds. Shapes not shown: loosely typed.
    *
+   * Errors: not shown.
+   *
    * @param cardId - `crd_<uuid>`.
    */
   topUp(cardId: string, params: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
@@ -209,8 +225,9 @@ export class MemberCards extends MemberResource {
    * change is recorded; the upstream is updated asynchronously (a decrease is recorded after
    * success, a failed increase keeps the previous value).
    *
-   * Scope: not shown. Member-scoped. No idempotency key is listed. A 500 `api_error` is not
-   * retried automatically (the service returns it for an invalid amount string).
+   * Scope: not shown. Member-scoped. No idempotency key is listed. Moves no funds. A 500
+   * `api_error` is not retried automatically (the service returns it for an invalid amount
+   * string).
    *
    * Rules: each value at least one currency unit or `0` (no limit at this layer; new cards start
    * at 0, where product limits apply), not above the product's `max_*`; `single <= daily <=

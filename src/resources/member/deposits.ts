@@ -12,10 +12,12 @@ export class MemberDeposits extends MemberResource {
    * Scope: not shown (`deposits:write` is a restricted scope name the spec lists, without saying
    * which endpoint needs it). Member-scoped (assumed: the spec lists deposit declaration among
    * the operations that move member funds). Idempotency key sent (assumed: it creates a deposit
-   * record and moves funds). Always signed, whatever the key configuration. Rate bucket
-   * `deposits` (60 per minute).
+   * record and moves funds). Moves funds. Always signed, whatever the key configuration. Rate
+   * bucket `deposits` (60 per minute).
    *
    * Request and response shapes: not shown. `params` is sent as given; the result is loosely typed.
+   *
+   * Errors: not shown.
    */
   declare(params: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
     return this.send(DEPOSITS_DECLARE, { body: checkObject(params, 'params'), options });

@@ -18,7 +18,10 @@ export class MemberExchange extends MemberResource {
    *
    * Scope: not shown. Member-scoped (the spec: "Member exchange locks prices through `lock: true`").
    * Idempotency key sent (assumed: a locked quote is a stored object; a fresh key per call is
-   * harmless if the service ignores it). Moves no funds. Shapes not shown: loosely typed.
+   * harmless if the service ignores it). Moves no funds. Shapes not shown: loosely typed. An
+   * expired locked quote is always rejected (code not shown).
+   *
+   * Errors: not shown.
    */
   quote(params: ExchangeQuoteParams, options?: CallOptions): ApiPromise<LooseResult> {
     return this.send(EXCHANGE_QUOTE, { body: checkObject(params, 'params'), options });
@@ -30,6 +33,8 @@ export class MemberExchange extends MemberResource {
    *
    * Scope: not shown. Member-scoped (assumed). Idempotency key sent (assumed: creates an order,
    * moves funds). Moves funds. Shapes not shown: `params` sent as given, loosely typed result.
+   *
+   * Errors: not shown.
    */
   order(params: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
     return this.send(EXCHANGE_ORDER, { body: checkObject(params, 'params'), options });

@@ -35,7 +35,7 @@ export class MemberKyc extends MemberResource {
    * Submits the member's L1 KYC (`POST /v1/kyc/applications`). Emits no webhook; approval,
    * rejection or a supplement request emits `kyc.result.updated`. Poll {@link MemberKyc.status}.
    *
-   * Scope: not shown. Member-scoped. Idempotency key required.
+   * Scope: not shown. Member-scoped. Idempotency key required. Moves no funds.
    *
    * Rules: one non-rejected profile per person. For the same member and product, a submission
    * while one is non-terminal or approved returns the existing application (200); rejected ones
@@ -85,8 +85,10 @@ export class MemberKyc extends MemberResource {
   /**
    * The member's KYC state (`GET /v1/kyc`), polled after {@link MemberKyc.submitApplication}.
    *
-   * Scope: not shown. Member-scoped (assumed: it reports the member's result). Read, no key.
-   * Shape not shown: loosely typed.
+   * Scope: not shown. Member-scoped (assumed: it reports the member's result). Read: no
+   * idempotency key, moves no funds. Shape not shown: loosely typed.
+   *
+   * Errors: not shown.
    */
   status(query?: LooseQuery, options?: CallOptions): ApiPromise<LooseResult> {
     return this.send(KYC_STATUS, { query: checkQuery(query), options });
@@ -96,7 +98,9 @@ export class MemberKyc extends MemberResource {
    * Opens a KYC session (`POST /v1/kyc/sessions`).
    *
    * Scope: not shown. Member-scoped (assumed). Idempotency key sent (assumed: creates a session).
-   * Shapes not shown: `params` sent as given (default `{}`), loosely typed result.
+   * Moves no funds. Shapes not shown: `params` sent as given (default `{}`), loosely typed result.
+   *
+   * Errors: not shown.
    */
   createSession(params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
     return this.send(KYC_CREATE_SESSION, { body: bodyOrEmpty(params), options });

@@ -71,7 +71,10 @@ export class MemberQrpay extends MemberResource {
    * The supported QR standards (`GET /v1/qrpay/schemes`), a prerequisite of quotes.
    *
    * Scope: not shown. Member-scoped by the SDK's design (part of the member's QR flow; the spec
-   * does not say). Read, no key. Shape not shown: assumed the list envelope, loosely typed items.
+   * does not say). Read: no idempotency key, moves no funds. Shape not shown: assumed the list
+   * envelope, loosely typed items.
+   *
+   * Errors: not shown.
    */
   schemes(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
     return this.page(QRPAY_SCHEMES, { query: looseListQuery(params), options });
@@ -82,16 +85,19 @@ export class MemberQrpay extends MemberResource {
    * `required_payer_fields`.
    *
    * Scope: not shown. Member-scoped (assumed, QR flow). No idempotency key (assumed: decoding
-   * creates nothing). Shapes not shown: `params` sent as given, loosely typed result.
+   * creates nothing). Moves no funds. Shapes not shown: `params` sent as given, loosely typed
+   * result.
+   *
+   * Errors: not shown.
    */
   decode(params: Readonly<Record<string, unknown>>, options?: CallOptions): ApiPromise<QrDecodeResult> {
     return this.send(QRPAY_DECODE, { body: checkObject(params, 'params'), options });
   }
 
   /**
-   * Quotes a QR payment (`POST /v1/qrpay/quotes`). Creates a pending order upstream; holds no funds.
+   * Quotes a QR payment (`POST /v1/qrpay/quotes`). Creates a pending order upstream.
    *
-   * Scope `qrpay:write`. Member-scoped. No idempotency key.
+   * Scope `qrpay:write`. Member-scoped. No idempotency key. Moves no funds (holds none).
    *
    * Rules: the same member, `code_value`, `currency` and `amount` reuse one upstream order for 60
    * seconds; at most 30 quotes per member per 60 seconds (plus merchant quotas). `customer_total`
@@ -128,6 +134,8 @@ export class MemberQrpay extends MemberResource {
    *
    * Scope: not shown. Member-scoped (debits the member). Idempotency key sent (assumed: creates
    * a payment and moves funds). Moves funds. Shapes not shown: loosely typed.
+   *
+   * Errors: not shown.
    */
   pay(params: QrPayParams, options?: CallOptions): ApiPromise<LooseResult> {
     return this.send(QRPAY_PAY, { body: checkObject(params, 'params'), options });

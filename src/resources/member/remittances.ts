@@ -26,18 +26,22 @@ export class MemberRemittances extends MemberResource {
    * Quotes a remittance (`POST /v1/remit/quotes`). Upstream quotes live 75 seconds.
    *
    * Scope: not shown. Member-scoped (assumed). Idempotency key sent (assumed: a stored quote; a
-   * fresh key per call is harmless if ignored). Shapes not shown: loosely typed.
+   * fresh key per call is harmless if ignored). Moves no funds. Shapes not shown: loosely typed.
+   *
+   * Errors: not shown.
    */
   quote(params: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
     return this.send(E.REMITTANCES_QUOTE, { body: checkObject(params, 'params'), options });
   }
 
   /**
-   * The payee form for a corridor (`GET /v1/remit/payee-form-schema`). A corridor missing any of
-   * its four parts returns `corridor_not_supported`.
+   * The payee form for a corridor (`GET /v1/remit/payee-form-schema`).
    *
-   * Scope: not shown. Member-scoped by the SDK's design (the spec does not say). Read. Query and
-   * shape not shown: the query is sent as given, the result loosely typed.
+   * Scope: not shown. Member-scoped by the SDK's design (the spec does not say). Read: no
+   * idempotency key, moves no funds. Query and shape not shown: the query is sent as given, the
+   * result loosely typed.
+   *
+   * Errors: not shown beyond `corridor_not_supported` (a corridor missing any of its four parts).
    */
   payeeFormSchema(query?: LooseQuery, options?: CallOptions): ApiPromise<LooseResult> {
     return this.send(E.REMITTANCES_PAYEE_FORM_SCHEMA, { query: checkQuery(query), options });
@@ -48,8 +52,10 @@ export class MemberRemittances extends MemberResource {
    * exactly as the corridor returned it.
    *
    * Scope: not shown. Member-scoped (assumed). Idempotency key sent (assumed: creates a payee).
-   * Errors named: `corridor_not_supported`; `invalid_fields` with `fields` (key, reason).
-   * Shapes not shown: loosely typed.
+   * Moves no funds. Shapes not shown: loosely typed.
+   *
+   * Errors: not shown beyond `corridor_not_supported` (a corridor missing any of its four parts)
+   * and `invalid_fields` with `fields` (`key`, `reason`).
    */
   createPayee(params: PayeeCreateParams, options?: CallOptions): ApiPromise<LooseResult> {
     return this.send(E.REMITTANCES_CREATE_PAYEE, { body: checkObject(params, 'params'), options });
@@ -59,8 +65,11 @@ export class MemberRemittances extends MemberResource {
    * The member's remittance orders (`GET /v1/remittances`), awaitable for the first page and
    * async-iterable over orders.
    *
-   * Scope: not shown. Member-scoped (orders belong to the member and merchant). Read. Shape not
-   * shown: assumed the keyset list envelope; items loosely typed (`status` one of the order states).
+   * Scope: not shown. Member-scoped (assumed: orders belong to the member and merchant). Read: no
+   * idempotency key, moves no funds. Shape not shown: assumed the keyset list envelope; items
+   * loosely typed (`status` one of the order states).
+   *
+   * Errors: not shown.
    *
    * @throws InvalidArgumentError when `limit` is not an integer from 1 to 100.
    */
@@ -71,8 +80,10 @@ export class MemberRemittances extends MemberResource {
   /**
    * A remittance order (`GET /v1/remittances/{id}`).
    *
-   * Scope: not shown. Member-scoped (other members' orders are `not_found`). Read. Shape not shown
-   * beyond the order states: loosely typed.
+   * Scope: not shown. Member-scoped (assumed: orders belong to the member and merchant). Read: no
+   * idempotency key, moves no funds. Shape not shown beyond the order states: loosely typed.
+   *
+   * Errors: not shown.
    *
    * @param remittanceId - With or without the `rmt_` prefix (passed as given).
    */
@@ -84,7 +95,7 @@ export class MemberRemittances extends MemberResource {
    * What the user must do for an order (`GET /v1/remittances/{id}/pending-action`). Branch with
    * `isSlippageAction` / `isSupplementAction`; show an unknown `action.kind` unchanged.
    *
-   * Scope: not shown. Member-scoped. Read.
+   * Scope: not shown. Member-scoped. Read: no idempotency key, moves no funds.
    *
    * Rules: `action` is null when nothing is required (`waiting_on` `review`: documents under
    * review; `none`: nothing to wait for). Slippage: accept by sending `new_total` unchanged to
@@ -106,6 +117,8 @@ export class MemberRemittances extends MemberResource {
    *
    * Scope: not shown. Member-scoped. Idempotency key sent (assumed: it moves funds into an extra
    * hold). Moves funds. Resulting state and shapes: not shown; loosely typed.
+   *
+   * Errors: not shown.
    *
    * @param remittanceId - With or without the `rmt_` prefix.
    * @throws InvalidArgumentError when `new_total` is not a decimal string.
@@ -145,7 +158,7 @@ export class MemberRemittances extends MemberResource {
    * the full agreement (`client.remittances.agreement()`) to the end user first; the service
    * stores its snapshot and `agreed_at`. Operators open the account later. Sends `{}`.
    *
-   * Scope `remittances:write`. Member-scoped. Idempotency key (UUID v4) required.
+   * Scope `remittances:write`. Member-scoped. Idempotency key (UUID v4) required. Moves no funds.
    *
    * Rules: the member's L1 and L2 approved, no personal-line subaccount yet. Without an opened
    * account, ordering on this line returns `remit_vp_account_required`.

@@ -36,7 +36,7 @@ export class MemberShippingAddresses extends MemberResource {
   /**
    * Replaces a shipping address as a whole (`PATCH /v1/shipping-addresses/{id}`).
    *
-   * Scope `addresses:write`. Member-scoped. Idempotency key required.
+   * Scope `addresses:write`. Member-scoped. Idempotency key required. Moves no funds.
    *
    * Rules: no merging, so send every item (the six required items must all be present, as when
    * adding an address). The default flag is unchanged. Existing physical card orders keep their

@@ -57,7 +57,9 @@ export class MemberWithdrawals extends MemberResource {
    * Scope: not shown. Member-scoped (assumed: the order is the member's, like the debit).
    * Idempotency key sent (assumed: it moves funds). Moves funds. Request and response shapes:
    * not shown, so `params` is sent as given (default `{}`) and the result is loosely typed.
-   * The catalogue's `merchant_custody_shortfall` is documented as a confirm failure.
+   *
+   * Errors: not shown beyond the catalogue's `merchant_custody_shortfall` (confirming would make
+   * the merchant's custody declaration for the asset negative).
    *
    * @param withdrawalId - `wdr_<uuid>`.
    */
@@ -72,6 +74,8 @@ export class MemberWithdrawals extends MemberResource {
    * Scope: not shown. Member-scoped (assumed, as for confirm). Idempotency key sent (assumed: it
    * moves funds). Moves funds. Shapes not shown: `params` sent as given (default `{}`), loose result.
    *
+   * Errors: not shown.
+   *
    * @param withdrawalId - `wdr_<uuid>`.
    */
   fail(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
@@ -82,8 +86,11 @@ export class MemberWithdrawals extends MemberResource {
    * The member's registered withdrawal addresses (`GET /v1/withdraw-addresses`); use one with
    * `usable=true` for {@link MemberWithdrawals.create}.
    *
-   * Scope: not shown. Member-scoped (assumed: an address book is per member). Read, no key.
-   * Shape not shown: assumed to be the standard list envelope (Common rules), items loosely typed.
+   * Scope: not shown. Member-scoped (assumed: an address book is per member). Read: no
+   * idempotency key, moves no funds. Shape not shown: assumed to be the standard list envelope
+   * (Common rules), items loosely typed.
+   *
+   * Errors: not shown.
    *
    * @throws InvalidArgumentError when `limit` is not an integer from 1 to 100.
    */
