@@ -134,11 +134,16 @@ describe('429 rate_limited', () => {
       arrivals.push({ url: req.url, at: Date.now() });
       return { body: {} };
     });
-    const first = create();
-    while (arrivals.length === 0) await new Promise((r) => setTimeout(r, 5));
-    const sameBucket = client.request({ method: 'POST', path: '/v1/exchange/orders', body: {}, onBehalfOf: 'ext-1', idempotent: true });
-    await client.request({ method: 'GET', path: '/v1/assets' });
+    // The client logs 'retrying' once it has read the 429 and paused the bucket: the calls
+    // below start after that, so they meet the pause (not merely after the 429 left the server).
+    let paused = false;
+    const limited = wireClient(server.url, { logger: { warn: (message) => void (message === 'retrying' && (paused = true)) } });
+    const first = limited.member('ext-1').withdrawals.create({ asset: 'USDT', amount: '25.50', to_address: 'T1' });
+    while (!paused) await new Promise((r) => setTimeout(r, 5));
+    const sameBucket = limited.request({ method: 'POST', path: '/v1/exchange/orders', body: {}, onBehalfOf: 'ext-1', idempotent: true });
+    await limited.request({ method: 'GET', path: '/v1/assets' });
     await Promise.all([first, sameBucket]);
+    await limited.close();
     const limitedAt = arrivals[0]!.at;
     const exchange = arrivals.find((a) => a.url === '/v1/exchange/orders')!;
     const read = arrivals.findIndex((a) => a.url === '/v1/assets');
