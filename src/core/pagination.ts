@@ -58,8 +58,45 @@ export class PageIterator<T> implements PagePromise<T> {
     }
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
-    for await (const page of this.pages()) yield* page.data;
+  /**
+   * Items one by one. A hand-written iterator rather than `yield* page.data` in an async
+   * generator, which wraps every item in several promises: items already fetched are handed out
+   * at the cost of one resolved promise each. Calls made while a page is loading queue in order.
+   */
+  [Symbol.asyncIterator](): AsyncIterator<T, void, undefined> {
+    const pages = this.pages();
+    let items: readonly T[] = [];
+    let index = 0;
+    let loading = 0;
+    let tail: Promise<unknown> = Promise.resolve();
+    const step = async (): Promise<IteratorResult<T, void>> => {
+      while (index >= items.length) {
+        const next = await pages.next();
+        if (next.done === true) return { done: true, value: undefined };
+        items = next.value.data;
+        index = 0;
+      }
+      return { done: false, value: items[index++]! };
+    };
+    return {
+      next: (): Promise<IteratorResult<T, void>> => {
+        if (loading === 0 && index < items.length) return Promise.resolve({ done: false, value: items[index++]! });
+        loading++;
+        const result = tail.then(step);
+        const settled = (): void => {
+          loading--;
+        };
+        tail = result.then(settled, settled);
+        return result;
+      },
+      return: async (): Promise<IteratorResult<T, void>> => {
+        // Drop the page held (memory stays flat) and stop the page generator.
+        items = [];
+        index = 0;
+        await pages.return(undefined);
+        return { done: true, value: undefined };
+      },
+    };
   }
 
   async collect(max: number): Promise<T[]> {

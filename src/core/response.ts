@@ -15,7 +15,8 @@ function dropProtoKeys(key: string, value: unknown): unknown {
  */
 export function tryParseJson(text: string): unknown {
   try {
-    const mayHaveProto = text.includes('__proto__') || text.includes('\\u');
+    // 'proto' (a superset of '__proto__') searches several times faster in V8 than '__proto__'.
+    const mayHaveProto = text.includes('proto') || text.includes('\\u');
     return (mayHaveProto ? JSON.parse(text, dropProtoKeys) : JSON.parse(text)) as unknown;
   } catch {
     return undefined;
