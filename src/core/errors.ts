@@ -1,4 +1,5 @@
 import { ERROR_CODES, isKnownErrorCode, type ErrorCode, type ErrorType, type ExtrasOf, type RetryClass } from '../spec/error-codes.js';
+import { printable } from './logger.js';
 
 /**
  * Base class of every error the SDK throws. Real classes, so `instanceof` works in ESM and CJS.
@@ -45,27 +46,31 @@ export class ApiError<C extends string = string> extends MerchantSdkError {
   readonly type: ErrorType | (string & {});
   /** Request id (body `request_id`, else the `X-Request-Id` header). Quote it to support. */
   readonly requestId: string | undefined;
-  /** Response headers (lower-case names). */
-  readonly headers: Readonly<Record<string, string>>;
+  /**
+   * Response headers (lower-case names). Not enumerable, so `util.inspect` and logs of the error
+   * do not print them: a proxy's `set-cookie` may be among them.
+   */
+  declare readonly headers: Readonly<Record<string, string>>;
   /** The idempotency key sent, so that the caller can retry with the same key. */
   readonly idempotencyKey: string | undefined;
   /** Documented extra fields of the code (`limit_type`, `hosted_url`, `retry_after`, `fields`...). */
   readonly extras: ExtrasOf<C>;
   /** Attempts made before giving up. */
   readonly attempts: number;
-  /** The parsed error body with every field the service sent. */
-  readonly raw: Readonly<Record<string, unknown>>;
+  /** The parsed error body with every field the service sent. Not enumerable, like `headers`. */
+  declare readonly raw: Readonly<Record<string, unknown>>;
 
   constructor(init: ApiErrorInit) {
-    super(`${init.code} (HTTP ${init.status}): ${init.message}${init.requestId ? ` [request_id ${init.requestId}]` : ''}`);
+    // Code, message and request id come from the server: control characters are escaped.
+    super(printable(`${init.code} (HTTP ${init.status}): ${init.message}${init.requestId ? ` [request_id ${init.requestId}]` : ''}`));
     this.status = init.status;
     this.code = init.code as C;
     this.type = init.type;
     this.requestId = init.requestId;
-    this.headers = init.headers;
+    Object.defineProperty(this, 'headers', { value: init.headers, enumerable: false });
     this.idempotencyKey = init.idempotencyKey;
     this.attempts = init.attempts;
-    this.raw = init.body;
+    Object.defineProperty(this, 'raw', { value: init.body, enumerable: false });
     this.extras = pickExtras(init.body) as ExtrasOf<C>;
   }
 

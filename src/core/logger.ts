@@ -37,3 +37,11 @@ export function log(logger: Logger | undefined, level: LogLevel, message: string
     // A logger failure must never fail the call it describes.
   }
 }
+
+/**
+ * Escapes control characters (C0, DEL, C1) as `\uXXXX`, so that text a server chose (an error
+ * code or message) cannot forge log lines or terminal escapes where it is printed.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

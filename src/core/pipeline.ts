@@ -4,7 +4,7 @@ import type { EndpointDescriptor, RateLimitBucket } from '../spec/endpoint.js';
 import { bucketOf } from '../spec/rate-limits.js';
 import { ApiPromiseImpl } from './api-promise.js';
 import { AbortError, ApiError, ConnectionError, InvalidArgumentError, MalformedResponseError, MerchantSdkError, ResponseValidationError, TimeoutError } from './errors.js';
-import { log, type Logger } from './logger.js';
+import { log, printable, type Logger } from './logger.js';
 import { PageIterator } from './pagination.js';
 import { errorFromResponse, tryParseJson } from './response.js';
 import { decideRetry, parseRetryAfter, type AttemptFailure, type BackoffSettings } from './retry-policy.js';
@@ -261,7 +261,7 @@ export class Pipeline implements EndpointCaller {
         const apiError = errorFromResponse(response, call.idempotencyKey, attempt);
         error = apiError;
         if (apiError instanceof ApiError) {
-          log(s.logger, 'info', 'request failed', { method: call.method, path: call.path, status: response.status, attempt, durationMs, requestId: apiError.requestId, code: apiError.code });
+          log(s.logger, 'info', 'request failed', { method: call.method, path: call.path, status: response.status, attempt, durationMs, requestId: apiError.requestId, code: printable(apiError.code) });
           // Repairs the SDK may make once per call, outside the retry budget (spec: Authentication).
           if (apiError.code === 'invalid_token' && auth.kind === 'token' && !tokenRenewed && token !== undefined) {
             tokenRenewed = true;
@@ -300,7 +300,7 @@ export class Pipeline implements EndpointCaller {
       retries++;
       if (decision.unknownCode) unknownRetried = true;
       if (decision.rateLimited) this.#pauseBucket(call.bucket, decision.delayMs);
-      log(s.logger, 'warn', 'retrying', { method: call.method, path: call.path, attempt, delayMs: decision.delayMs, reason: failureLabel(failure!) });
+      log(s.logger, 'warn', 'retrying', { method: call.method, path: call.path, attempt, delayMs: decision.delayMs, reason: printable(failureLabel(failure!)) });
       try {
         await sleep(decision.rateLimited ? 0 : decision.delayMs, signal);
       } catch (err) {

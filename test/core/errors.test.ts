@@ -94,3 +94,32 @@ describe('error responses', () => {
     await big.close();
   });
 });
+
+describe('what a hostile error response can make the SDK print', () => {
+  it("a proxy's set-cookie stays on err.headers but out of util.inspect and JSON", async () => {
+    const { inspect } = await import('node:util');
+    server.on('GET', '/v1/assets', { ...apiError(400, 'invalid_request'), headers: { 'set-cookie': 'session=s3cr3t-cookie; HttpOnly' } });
+    const err = await client.request({ method: 'GET', path: '/v1/assets' }).catch((e: unknown) => e);
+    if (!isApiError(err, 'invalid_request')) throw new Error('expected invalid_request');
+    expect(err.headers['set-cookie']).toBe('session=s3cr3t-cookie; HttpOnly');
+    expect(err.raw['code']).toBe('invalid_request');
+    expect(inspect(err, { depth: 10 })).not.toContain('s3cr3t-cookie');
+    expect(JSON.stringify(err)).not.toContain('s3cr3t-cookie');
+  });
+
+  it('control characters in a code or message are escaped in the error and in log lines', async () => {
+    const lines: string[] = [];
+    const logged = wireClient(server.url, { maxRetries: 1, logger: { info: (m, f) => lines.push(`${m} ${JSON.stringify(f)}`), warn: (m, f) => lines.push(`${m} ${JSON.stringify(f)}`) } });
+    server.on('GET', '/v1/assets', { status: 500, body: { type: 'api_error', code: 'odd\r\nX-Injected: 1', message: 'bad\u001b[31m red', request_id: 'r' } });
+    const err = await logged.request({ method: 'GET', path: '/v1/assets' }).catch((e: unknown) => e);
+    await logged.close();
+    if (!(err instanceof ApiError)) throw new Error('expected an ApiError');
+    // The code itself is kept as sent (it is the contract); what gets printed is escaped.
+    expect(err.code).toBe('odd\r\nX-Injected: 1');
+    expect(err.message).toContain('odd\\u000d\\u000aX-Injected: 1');
+    expect(err.message).toContain('bad\\u001b[31m red');
+    expect(err.message).not.toMatch(/[\r\n\u001b]/);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).not.toMatch(/\\r\\n|\\u001b|[\r\n\u001b]/);
+  });
+});
