@@ -88,16 +88,16 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis unreachable: the in-memory fa
 
   it('Redis never reachable (connection refused, no offline queue): the first call succeeds at once', async () => {
     const port = await freePort();
-    const redis = new Redis({ port, host: '127.0.0.1', enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 1000 });
+    const redis = new Redis({ port, host: '127.0.0.1', enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 120_000 });
     redis.on('error', () => undefined);
     cleanups.push(() => redis.disconnect());
     const { logger, lines } = capture();
     const sandbox = createSandbox();
     const client = sandbox.client({ tokenStore: new RedisTokenStore({ redis, logger }), limiter: new RedisRateLimiter({ redis, logger }) });
-    const started = Date.now();
+    // Redis would be retried only after 2 minutes: calls that waited for it would outlive the
+    // test's time limit, so settling at all shows they went on without it.
     await client.assets.list();
     await client.sandbox.faucet({ asset: 'USDT', amount: '1' });
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^warn merchant-stablecoin\/redis: Redis unreachable/);
   });

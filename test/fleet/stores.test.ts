@@ -91,13 +91,12 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis fleet stores (real redis-serv
     it("a crashed holder's lock blocks renewal only until it expires", async () => {
       // A holder that died mid-renewal: its lock stays until its PX runs out.
       await admin.set('{merchant-stablecoin:token:k4}:lock', 'dead-owner', 'PX', 600);
-      const store = new RedisTokenStore({ redis: connect() });
+      // A store that gave up only after lockWaitMs would outlive the test's time limit.
+      const store = new RedisTokenStore({ redis: connect(), lockWaitMs: 120_000 });
       const started = Date.now();
       const result = await store.withRenewalLock('merchant-stablecoin:token:k4', async () => 'renewed');
-      const waited = Date.now() - started;
       expect(result).toBe('renewed');
-      expect(waited).toBeGreaterThanOrEqual(500);
-      expect(waited).toBeLessThan(1500);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(500);
     });
 
     it('a live holder keeps its lock past the lease while its exchange runs, and releases it on failure', async () => {
@@ -180,18 +179,57 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis fleet stores (real redis-serv
 
   describe('RedisRateLimiter', () => {
     it('counts one bucket across instances in a sliding window', async () => {
-      const opts = { account: 'cid_window', quotas: { orders: 5 }, windowMs: 500, marginMs: 0 };
+      const WINDOW = 1500;
+      const opts = { account: 'cid_window', quotas: { orders: 5 }, windowMs: WINDOW, marginMs: 0 };
       const a = new RedisRateLimiter({ redis: connect(), ...opts });
       const b = new RedisRateLimiter({ redis: connect(), ...opts });
       const started = Date.now();
-      const times = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).acquire('orders').then(() => Date.now() - started)));
-      times.sort((x, y) => x - y);
-      expect(times.slice(0, 5).every((t) => t < 200)).toBe(true);
-      expect(times.slice(5).every((t) => t >= 480 && t < 1200)).toBe(true);
-      // Other buckets are not affected.
-      const t0 = Date.now();
+      const pending = Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).acquire('orders').then(() => Date.now() - started));
+      // Other buckets are not affected: reads go through while orders are still waiting.
+      let ordersDone = 0;
+      for (const p of pending) void p.then(() => ordersDone++);
       await a.acquire('reads');
-      expect(Date.now() - t0).toBeLessThan(100);
+      expect(ordersDone).toBeLessThan(8);
+      const times = (await Promise.all(pending)).sort((x, y) => x - y);
+      // Five fit in one window; the other three waited for the first admissions to leave it.
+      expect(times[4]! - times[0]!).toBeLessThan(WINDOW);
+      expect(times[5]! - times[0]!).toBeGreaterThanOrEqual(WINDOW - 20);
+    });
+
+    it('queues the waiters of one process locally, in order, with one Redis poller per bucket', async () => {
+      const redis = connect();
+      let scriptCalls = 0;
+      const counting: RedisClientLike = {
+        call: (command, ...args) => {
+          if (command === 'EVALSHA' || command === 'EVAL') scriptCalls++;
+          return redis.call(command, ...args);
+        },
+      };
+      const limiter = new RedisRateLimiter({ redis: counting, account: 'cid_queue', quotas: { orders: 5 }, windowMs: 300, marginMs: 0 });
+      const admitted: number[] = [];
+      await Promise.all(Array.from({ length: 20 }, (_, i) => limiter.acquire('orders').then(() => admitted.push(i))));
+      expect(admitted).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      // One script call per admission plus the head's polls while the window is full; 15
+      // waiters each polling at every free slot would make several times more.
+      expect(scriptCalls).toBeLessThan(40);
+    });
+
+    it('a waiter aborted in the local queue rejects at once, takes no slot and does not hold up the next', async () => {
+      const limiter = new RedisRateLimiter({ redis: connect(), account: 'cid_queue_abort', quotas: { deposits: 1 }, windowMs: 400, marginMs: 0 });
+      await limiter.acquire('deposits');
+      const head = limiter.acquire('deposits'); // waits in Redis for the window
+      const controller = new AbortController();
+      const queued = limiter.acquire('deposits', controller.signal); // waits behind the head
+      const next = limiter.acquire('deposits');
+      let headDone = false;
+      void head.then(() => (headDone = true));
+      controller.abort(new Error('caller gave up'));
+      await expect(queued).rejects.toThrow('caller gave up');
+      // Rejected while the head still waited in Redis: a queued waiter never reaches Redis, so
+      // it cannot have taken a slot; and the one behind it is still admitted.
+      expect(headDone).toBe(false);
+      await head;
+      await expect(next).resolves.toBeUndefined();
     });
 
     it('a pause set by one instance holds every instance, for that bucket only', async () => {
@@ -201,9 +239,11 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis fleet stores (real redis-serv
       a.pause('orders', 400);
       await sleep(30);
       const t0 = Date.now();
+      let ordersDone = false;
+      const orders = b.acquire('orders').then(() => (ordersDone = true));
       await b.acquire('deposits');
-      expect(Date.now() - t0).toBeLessThan(100);
-      await b.acquire('orders');
+      expect(ordersDone).toBe(false); // deposits flowed while orders stayed paused
+      await orders;
       expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
       // A shorter pause never shortens a longer one.
       a.pause('reads', 500);
