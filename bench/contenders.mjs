@@ -11,7 +11,11 @@ export const ROOT = dirname(BENCH_DIR);
 const rootRequire = createRequire(join(ROOT, 'package.json'));
 export const undici = rootRequire('undici');
 
-export const CREDENTIALS = { clientId: 'cli_bench', apiKey: 'key_bench_0123456789abcdef', signingKey: 'sk_bench_0123456789abcdef0123456789abcdef' };
+export const CREDENTIALS = {
+  clientId: 'cli_bench',
+  apiKey: 'key_bench_0123456789abcdef',
+  signingKey: 'sk_bench_0123456789abcdef0123456789abcdef',
+};
 export const MEMBER = 'ext-member-42';
 export const WITHDRAWAL = { asset: 'USDT', amount: '25.50', to_address: 'TXYZ1234567890abcdefghijklmnopqrstu' };
 
@@ -49,9 +53,18 @@ export function minimalClient(origin, token) {
     const hash = createHash('sha256').update(body).digest('hex');
     const signature = createHmac('sha256', key).update(`POST\n/v1/withdrawals\n${ts}\n${nonce}\n${hash}`).digest('base64');
     const res = await undici.request(`${origin}/v1/withdrawals`, {
-      method: 'POST', body, dispatcher,
-      headers: { 'content-type': 'application/json', 'x-auth-token': `Bearer ${token}`, 'x-on-behalf-of': member,
-        'x-idempotency-key': randomUUID(), 'x-timestamp': ts, 'x-nonce': nonce, 'x-signature': signature },
+      method: 'POST',
+      body,
+      dispatcher,
+      headers: {
+        'content-type': 'application/json',
+        'x-auth-token': `Bearer ${token}`,
+        'x-on-behalf-of': member,
+        'x-idempotency-key': randomUUID(),
+        'x-timestamp': ts,
+        'x-nonce': nonce,
+        'x-signature': signature,
+      },
     });
     const json = JSON.parse(await res.body.text());
     if (res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode} ${json.code}`);
@@ -66,8 +79,11 @@ export function rawClient(origin, token) {
   const dispatcher = new undici.Agent({ connections: 64 });
   const body = Buffer.from(JSON.stringify(WITHDRAWAL));
   const headers = {
-    'content-type': 'application/json', 'x-auth-token': `Bearer ${token}`, 'x-on-behalf-of': MEMBER,
-    'x-idempotency-key': randomUUID(), ...signatureHeaders('POST', '/v1/withdrawals', body),
+    'content-type': 'application/json',
+    'x-auth-token': `Bearer ${token}`,
+    'x-on-behalf-of': MEMBER,
+    'x-idempotency-key': randomUUID(),
+    ...signatureHeaders('POST', '/v1/withdrawals', body),
   };
   const url = `${origin}/v1/withdrawals`;
   return {
@@ -103,9 +119,17 @@ export function fetchClient(origin, token) {
       const hash = createHash('sha256').update(body).digest('hex');
       const signature = createHmac('sha256', key).update(`POST\n/v1/withdrawals\n${ts}\n${nonce}\n${hash}`).digest('base64');
       const res = await fetch(`${origin}/v1/withdrawals`, {
-        method: 'POST', body,
-        headers: { 'content-type': 'application/json', 'x-auth-token': `Bearer ${token}`, 'x-on-behalf-of': MEMBER,
-          'x-idempotency-key': randomUUID(), 'x-timestamp': ts, 'x-nonce': nonce, 'x-signature': signature },
+        method: 'POST',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'x-auth-token': `Bearer ${token}`,
+          'x-on-behalf-of': MEMBER,
+          'x-idempotency-key': randomUUID(),
+          'x-timestamp': ts,
+          'x-nonce': nonce,
+          'x-signature': signature,
+        },
       });
       const json = JSON.parse(await res.text());
       if (res.status >= 300) throw new Error(`HTTP ${res.status}`);
@@ -149,7 +173,11 @@ export function stripeClient(origin, token) {
     call: async () => {
       const raw = JSON.stringify(WITHDRAWAL);
       const res = await stripe.rawRequest('POST', '/v2/withdrawals', WITHDRAWAL, {
-        additionalHeaders: { 'x-on-behalf-of': MEMBER, 'x-idempotency-key': randomUUID(), ...signatureHeaders('POST', '/v2/withdrawals', raw) },
+        additionalHeaders: {
+          'x-on-behalf-of': MEMBER,
+          'x-idempotency-key': randomUUID(),
+          ...signatureHeaders('POST', '/v2/withdrawals', raw),
+        },
       });
       return res;
     },

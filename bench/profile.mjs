@@ -47,7 +47,10 @@ try {
       const d = new C.undici.Agent({ connections: 1 });
       let cursor;
       for (let p = 0; p < calls; p++) {
-        const res = await C.undici.request(`${origin}/v1/reports?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { dispatcher: d, headers: { 'x-auth-token': `Bearer ${token}` } });
+        const res = await C.undici.request(`${origin}/v1/reports?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+          dispatcher: d,
+          headers: { 'x-auth-token': `Bearer ${token}` },
+        });
         const page = JSON.parse(await res.body.text());
         for (const r of page.data) if (r.id) n++;
         cursor = page.next_cursor;
@@ -67,11 +70,15 @@ try {
     const c = await make();
     let next = 0;
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next++ < calls) await c.call();
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < calls) await c.call();
+      }),
+    );
     const ms = performance.now() - t0;
-    console.log(`${what}: ${calls} calls at c=${concurrency} in ${ms.toFixed(0)} ms (${((ms * 1000) / calls).toFixed(1)} µs/call, ${Math.round(calls / (ms / 1000))} req/s)`);
+    console.log(
+      `${what}: ${calls} calls at c=${concurrency} in ${ms.toFixed(0)} ms (${((ms * 1000) / calls).toFixed(1)} µs/call, ${Math.round(calls / (ms / 1000))} req/s)`,
+    );
     await c.close();
   }
 } finally {

@@ -192,7 +192,10 @@ try {
     let pages = 0;
     for (;;) {
       const path = `/v1/reports?limit=${CFG.pageSize}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const res = await C.undici.request(ORIGIN + path, { dispatcher: pageDispatcher, headers: { accept: 'application/json', 'x-auth-token': `Bearer ${token}` } });
+      const res = await C.undici.request(ORIGIN + path, {
+        dispatcher: pageDispatcher,
+        headers: { accept: 'application/json', 'x-auth-token': `Bearer ${token}` },
+      });
       const page = JSON.parse(await res.body.text());
       if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
       for (const report of page.data) if (report.id !== '') items++;
@@ -271,7 +274,10 @@ try {
       await pageClient.reports.list({ limit: CFG.pageSize });
       rtSdk.push((performance.now() - t) * 1000);
       t = performance.now();
-      const res = await C.undici.request(`${ORIGIN}/v1/reports?limit=${CFG.pageSize}`, { dispatcher: pageDispatcher, headers: { 'x-auth-token': `Bearer ${token}` } });
+      const res = await C.undici.request(`${ORIGIN}/v1/reports?limit=${CFG.pageSize}`, {
+        dispatcher: pageDispatcher,
+        headers: { 'x-auth-token': `Bearer ${token}` },
+      });
       JSON.parse(await res.body.text());
       rtHand.push((performance.now() - t) * 1000);
     }
@@ -328,7 +334,14 @@ try {
     const inlineUs = [];
     const keyedUs = [];
     for (let r = 0; r < 10; r++) {
-      for (const [fn, out] of rotate([[sdkSign, sdkUs], [inlineSign, inlineUs], [keyedSign, keyedUs]], r)) {
+      for (const [fn, out] of rotate(
+        [
+          [sdkSign, sdkUs],
+          [inlineSign, inlineUs],
+          [keyedSign, keyedUs],
+        ],
+        r,
+      )) {
         const t = performance.now();
         for (let i = 0; i < n / 10; i++) fn();
         out.push(((performance.now() - t) * 1000) / (n / 10));
@@ -358,8 +371,25 @@ try {
     };
     const variants = [];
     for (const [pkg, t] of Object.entries(targets)) {
-      variants.push({ pkg, kind: 'cjs', cwd: t.cwd ?? C.BENCH_DIR, args: ['-e', `const t=process.hrtime.bigint();require(${JSON.stringify(t.cjs)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`] });
-      variants.push({ pkg, kind: 'esm', cwd: t.cwd ?? C.BENCH_DIR, args: ['--input-type=module', '-e', `const t=process.hrtime.bigint();await import(${JSON.stringify(t.esm)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`] });
+      variants.push({
+        pkg,
+        kind: 'cjs',
+        cwd: t.cwd ?? C.BENCH_DIR,
+        args: [
+          '-e',
+          `const t=process.hrtime.bigint();require(${JSON.stringify(t.cjs)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`,
+        ],
+      });
+      variants.push({
+        pkg,
+        kind: 'esm',
+        cwd: t.cwd ?? C.BENCH_DIR,
+        args: [
+          '--input-type=module',
+          '-e',
+          `const t=process.hrtime.bigint();await import(${JSON.stringify(t.esm)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`,
+        ],
+      });
     }
     const times = Object.fromEntries(variants.map((v) => [`${v.pkg}.${v.kind}`, []]));
     const wall = Object.fromEntries(variants.map((v) => [`${v.pkg}.${v.kind}`, []]));
@@ -375,7 +405,8 @@ try {
       }
     }
     results.import = {};
-    for (const key of Object.keys(times)) results.import[key] = { loadMs: round(median(times[key]), 2), processWallMs: round(median(wall[key]), 1) };
+    for (const key of Object.keys(times))
+      results.import[key] = { loadMs: round(median(times[key]), 2), processWallMs: round(median(wall[key]), 1) };
 
     // Cold start, for information: import, then the first signed call (token exchange included).
     // The SDK loads undici on its first call, so this is where that cost shows.
@@ -401,7 +432,11 @@ try {
         if (r >= 0) coldMs[name].push(Number(out));
       }
     }
-    results.coldStart = { sdkMs: round(median(coldMs.sdk), 1), minimalMs: round(median(coldMs.minimal), 1), note: 'ESM import + first signed POST, token exchange included, fresh process' };
+    results.coldStart = {
+      sdkMs: round(median(coldMs.sdk), 1),
+      minimalMs: round(median(coldMs.minimal), 1),
+      note: 'ESM import + first signed POST, token exchange included, fresh process',
+    };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -431,10 +466,25 @@ try {
     target('latency median, SDK / openai', R.latencySdkOverOpenai, '< 1', R.latencySdkOverOpenai < 1),
     target('latency median, SDK / stripe', R.latencySdkOverStripe, '< 1', R.latencySdkOverStripe < 1),
     target('latency median, SDK / fetch', R.latencySdkOverFetch, '< 1', R.latencySdkOverFetch < 1),
-    target('token exchanges for 1,000 cold concurrent calls', results.tokenSingleFlight.tokenExchanges, '= 1', results.tokenSingleFlight.tokenExchanges === 1 && results.tokenSingleFlight.succeeded === CFG.singleFlightCalls),
-    target('pagination heap growth after GC (MB)', Math.max(results.pagination.sdkHeapGrowthAfterGcMB, results.pagination.sdkHeapGrowthSampledMaxMB), '< 10', Math.max(results.pagination.sdkHeapGrowthAfterGcMB, results.pagination.sdkHeapGrowthSampledMaxMB) < 10),
+    target(
+      'token exchanges for 1,000 cold concurrent calls',
+      results.tokenSingleFlight.tokenExchanges,
+      '= 1',
+      results.tokenSingleFlight.tokenExchanges === 1 && results.tokenSingleFlight.succeeded === CFG.singleFlightCalls,
+    ),
+    target(
+      'pagination heap growth after GC (MB)',
+      Math.max(results.pagination.sdkHeapGrowthAfterGcMB, results.pagination.sdkHeapGrowthSampledMaxMB),
+      '< 10',
+      Math.max(results.pagination.sdkHeapGrowthAfterGcMB, results.pagination.sdkHeapGrowthSampledMaxMB) < 10,
+    ),
     target('pagination speed, SDK / hand loop', results.pagination.sdkSpeedVsHand, '>= 0.80', results.pagination.sdkSpeedVsHand >= 0.8),
-    target('validation of a 100-item page / its round trip', results.validation.fractionOfRoundTrip, '< 0.10', results.validation.fractionOfRoundTrip < 0.1),
+    target(
+      'validation of a 100-item page / its round trip',
+      results.validation.fractionOfRoundTrip,
+      '< 0.10',
+      results.validation.fractionOfRoundTrip < 0.1,
+    ),
     target('import CJS, SDK / openai', R.importCjsSdkOverOpenai, '<= 0.5', R.importCjsSdkOverOpenai <= 0.5),
     target('import CJS, SDK / stripe', R.importCjsSdkOverStripe, '<= 0.5', R.importCjsSdkOverStripe <= 0.5),
     target('import ESM, SDK / openai', R.importEsmSdkOverOpenai, '<= 0.5', R.importEsmSdkOverOpenai <= 0.5),
@@ -473,11 +523,15 @@ async function bundleInternals() {
 function renderTable(r) {
   const lines = [];
   const m = r.machine;
-  lines.push(`Machine: Node ${m.node}, ${m.cpuCount} CPUs (${m.cpuModel}), ${m.platform}, load average at start ${m.loadAverageAtStart.join(' / ')}; run took ${r.durationSeconds} s`);
+  lines.push(
+    `Machine: Node ${m.node}, ${m.cpuCount} CPUs (${m.cpuModel}), ${m.platform}, load average at start ${m.loadAverageAtStart.join(' / ')}; run took ${r.durationSeconds} s`,
+  );
   lines.push('');
   lines.push('One signed, idempotent POST /v1/withdrawals with a JSON response (loopback server, separate process)');
   lines.push('');
-  lines.push('| contender | latency c=1 median (µs) | p99 (µs) | vs minimal | throughput c=64 (req/s) | vs minimal | client CPU/call (µs) |');
+  lines.push(
+    '| contender | latency c=1 median (µs) | p99 (µs) | vs minimal | throughput c=64 (req/s) | vs minimal | client CPU/call (µs) |',
+  );
   lines.push('|---|---:|---:|---:|---:|---:|---:|');
   const label = {
     minimal: '(a) minimal correct client (undici + node:crypto)',
@@ -499,15 +553,31 @@ function renderTable(r) {
   const sf = r.tokenSingleFlight;
   lines.push('| measure | result |');
   lines.push('|---|---|');
-  lines.push(`| token single-flight | ${sf.calls} concurrent calls on a cold client: ${sf.tokenExchanges} token exchange(s), ${sf.succeeded} succeeded, ${sf.totalMs} ms |`);
-  lines.push(`| pagination, ${pg.items.toLocaleString('en-US')} reports (${pg.pages} pages) | SDK ${(pg.sdkMs / 1000).toFixed(2)} s vs hand loop ${(pg.handMs / 1000).toFixed(2)} s: ${pg.sdkSpeedVsHand}x of its speed; heap growth after GC ${pg.sdkHeapGrowthAfterGcMB} MB (sampled max ${pg.sdkHeapGrowthSampledMaxMB} MB) |`);
-  lines.push(`| validation, ${va.pageItems}-item page (${va.pageBytes} B) | ${va.validateUs} µs vs the page's round trip ${va.sdkPageRoundTripUs} µs: ${(va.fractionOfRoundTrip * 100).toFixed(1)}% (JSON.parse ${va.jsonParseUs} µs; hand round trip ${va.handPageRoundTripUs} µs) |`);
-  lines.push(`| signing per request | SDK ${r.signing.sdkUsPerRequest} µs (inline node:crypto ${r.signing.inlineUsPerRequest} µs; keyed HMAC reuse via hash.copy() ${r.signing.keyedHmacReuseUsPerRequest} µs) |`);
+  lines.push(
+    `| token single-flight | ${sf.calls} concurrent calls on a cold client: ${sf.tokenExchanges} token exchange(s), ${sf.succeeded} succeeded, ${sf.totalMs} ms |`,
+  );
+  lines.push(
+    `| pagination, ${pg.items.toLocaleString('en-US')} reports (${pg.pages} pages) | SDK ${(pg.sdkMs / 1000).toFixed(2)} s vs hand loop ${(pg.handMs / 1000).toFixed(2)} s: ${pg.sdkSpeedVsHand}x of its speed; heap growth after GC ${pg.sdkHeapGrowthAfterGcMB} MB (sampled max ${pg.sdkHeapGrowthSampledMaxMB} MB) |`,
+  );
+  lines.push(
+    `| validation, ${va.pageItems}-item page (${va.pageBytes} B) | ${va.validateUs} µs vs the page's round trip ${va.sdkPageRoundTripUs} µs: ${(va.fractionOfRoundTrip * 100).toFixed(1)}% (JSON.parse ${va.jsonParseUs} µs; hand round trip ${va.handPageRoundTripUs} µs) |`,
+  );
+  lines.push(
+    `| signing per request | SDK ${r.signing.sdkUsPerRequest} µs (inline node:crypto ${r.signing.inlineUsPerRequest} µs; keyed HMAC reuse via hash.copy() ${r.signing.keyedHmacReuseUsPerRequest} µs) |`,
+  );
   const im = r.import;
-  lines.push(`| import, CJS require (median) | SDK ${im['sdk.cjs'].loadMs} ms, openai ${im['openai.cjs'].loadMs} ms, stripe ${im['stripe.cjs'].loadMs} ms |`);
-  lines.push(`| import, ESM import (median) | SDK ${im['sdk.esm'].loadMs} ms, openai ${im['openai.esm'].loadMs} ms, stripe ${im['stripe.esm'].loadMs} ms |`);
-  lines.push(`| import of the SDK's dependencies alone, CJS / ESM | zod ${im['zod.cjs'].loadMs} / ${im['zod.esm'].loadMs} ms (loaded with the SDK); undici ${im['undici.cjs'].loadMs} / ${im['undici.esm'].loadMs} ms (loaded on the first call) |`);
-  lines.push(`| cold start: import + first signed POST (token exchange included) | SDK ${r.coldStart.sdkMs} ms, minimal client ${r.coldStart.minimalMs} ms |`);
+  lines.push(
+    `| import, CJS require (median) | SDK ${im['sdk.cjs'].loadMs} ms, openai ${im['openai.cjs'].loadMs} ms, stripe ${im['stripe.cjs'].loadMs} ms |`,
+  );
+  lines.push(
+    `| import, ESM import (median) | SDK ${im['sdk.esm'].loadMs} ms, openai ${im['openai.esm'].loadMs} ms, stripe ${im['stripe.esm'].loadMs} ms |`,
+  );
+  lines.push(
+    `| import of the SDK's dependencies alone, CJS / ESM | zod ${im['zod.cjs'].loadMs} / ${im['zod.esm'].loadMs} ms (loaded with the SDK); undici ${im['undici.cjs'].loadMs} / ${im['undici.esm'].loadMs} ms (loaded on the first call) |`,
+  );
+  lines.push(
+    `| cold start: import + first signed POST (token exchange included) | SDK ${r.coldStart.sdkMs} ms, minimal client ${r.coldStart.minimalMs} ms |`,
+  );
   lines.push('');
   lines.push('| target | goal | measured | met |');
   lines.push('|---|---|---:|---|');

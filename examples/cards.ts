@@ -42,7 +42,9 @@ try {
 
   // The close precheck is camelCase and in minor units at `scale`.
   const check = await cards.closeCheck(cardId);
-  console.log(`close check: balance ${check.balance} (scale ${check.scale} ${check.currency}), authHeld ${check.authHeld}, canClose ${check.canClose}, phase ${check.closePhase}`);
+  console.log(
+    `close check: balance ${check.balance} (scale ${check.scale} ${check.currency}), authHeld ${check.authHeld}, canClose ${check.canClose}, phase ${check.closePhase}`,
+  );
 
   // Unfreeze works only from exactly `frozen`.
   const frozen = sandbox.state.seedCard({ member: dan.id, status: 'frozen' });

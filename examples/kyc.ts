@@ -38,7 +38,9 @@ try {
   // 4. Quick KYC: a new allocation costs a one-time fee (default 10 USDT) from the prepayment.
   await client.sandbox.faucet({ asset: 'USDT', amount: '100' });
   const bound = await carol.kyc.quickBind({ email: 'carol+cards@example.test', country: 'SG' });
-  console.log(`quick KYC bound: ${bound.binding.id} (${bound.binding.identity_issue_country}), reused=${bound.reused}, ${bound.remaining} bindings left`);
+  console.log(
+    `quick KYC bound: ${bound.binding.id} (${bound.binding.identity_issue_country}), reused=${bound.reused}, ${bound.remaining} bindings left`,
+  );
   const reused = await carol.kyc.quickBind({ country: 'SG' });
   console.log(`same country again: reused=${reused.reused}, binding ${reused.binding.id === bound.binding.id ? 'unchanged' : 'new'}`);
   const prepaid = sandbox.state.merchant.prepaid['USDT'];

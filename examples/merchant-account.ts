@@ -22,7 +22,9 @@ try {
   const key = randomUUID();
   const credit = await client.sandbox.faucet({ asset: 'USDT', amount: '5000' }, { idempotencyKey: key });
   const again = await client.sandbox.faucet({ asset: 'USDT', amount: '5000' }, { idempotencyKey: key });
-  console.log(`faucet: +${credit.credited} ${credit.asset} (journal ${credit.journal_id}); same key again -> duplicated=${String(again.duplicated)}`);
+  console.log(
+    `faucet: +${credit.credited} ${credit.asset} (journal ${credit.journal_id}); same key again -> duplicated=${String(again.duplicated)}`,
+  );
 
   const assets = await client.assets.list();
   console.log(`assets: ${assets.data.map((a) => String(a['code'] ?? a['asset'] ?? a.id)).join(', ')}`);
@@ -40,7 +42,9 @@ try {
   const { data: conversion, response } = await client.merchant.conversions
     .create({ from_asset: 'USDT', to_asset: 'USDC', from_amount: '1000', min_to_amount: '990' })
     .withResponse();
-  console.log(`conversion ${conversion.id}: ${conversion.from_amount} ${conversion.from_asset} -> ${conversion.to_amount} ${conversion.to_asset} (fee ${conversion.fee_amount} ${conversion.fee_asset}, key ${response.idempotencyKey})`);
+  console.log(
+    `conversion ${conversion.id}: ${conversion.from_amount} ${conversion.from_asset} -> ${conversion.to_amount} ${conversion.to_asset} (fee ${conversion.fee_amount} ${conversion.fee_asset}, key ${response.idempotencyKey})`,
+  );
 
   // Below the floor the whole conversion is rejected; a business failure needs a new key.
   try {

@@ -21,7 +21,9 @@ try {
 
   const code = 'sbxqr:Noodle Bar:THB:360.00';
   const decoded = await bob.qrpay.decode({ code_value: code });
-  console.log(`decoded: amount_editable=${String(decoded.amount_editable)}, required_payer_fields=${JSON.stringify(decoded.required_payer_fields ?? [])}`);
+  console.log(
+    `decoded: amount_editable=${String(decoded.amount_editable)}, required_payer_fields=${JSON.stringify(decoded.required_payer_fields ?? [])}`,
+  );
 
   // The quote picks an asset from the member's payment priorities; USDT is first but too low here.
   const quote = await bob.qrpay.quote({ code_value: code });

@@ -57,7 +57,9 @@ async function main(): Promise<void> {
     await show('4.');
 
     // 5. Debit a withdrawal: available -> withdrawing, under an idempotency key every retry reuses.
-    const { data: order, response } = await member.withdrawals.create({ asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9demoAddress' }).withResponse();
+    const { data: order, response } = await member.withdrawals
+      .create({ asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9demoAddress' })
+      .withResponse();
     say(`5. Withdrawal ${order.id} is ${order.status} (key ${response.idempotencyKey}, request ${response.requestId})`);
     await show('  ');
 

@@ -28,13 +28,22 @@ try {
   console.log(`express corridors: ${corridors.map((c) => `${c.country}/${c.currency}`).join(', ')}`);
   const gb = corridors.find((c) => c.country === 'GB')!;
   const banks = await client.remittances.swiftSearch({ q: 'BARCGB22' });
-  console.log(`bank directory: ${banks.unavailable ? 'unavailable' : banks.banks.map((b) => `${b.bank_name} (${b.swift_code})`).join(', ')}`);
+  console.log(
+    `bank directory: ${banks.unavailable ? 'unavailable' : banks.banks.map((b) => `${b.bank_name} (${b.swift_code})`).join(', ')}`,
+  );
 
   const quote = await member.remittances.quote({ country: 'GB', currency: 'GBP', receive_amount: '100.00', source_asset: 'USDT' });
-  console.log(`quote: ${String(quote['receive_amount'])} GBP costs ${String(quote['total'])} USDT (expires ${String(quote['expires_at'])})`);
+  console.log(
+    `quote: ${String(quote['receive_amount'])} GBP costs ${String(quote['total'])} USDT (expires ${String(quote['expires_at'])})`,
+  );
 
   // Payee fields come from the form schema; missing ones surface as invalid_fields with `fields`.
-  const corridor = { country: gb.country, currency: gb.currency, payment_method: gb.payment_method, clearing_system: gb.clearing_systems[0]! };
+  const corridor = {
+    country: gb.country,
+    currency: gb.currency,
+    payment_method: gb.payment_method,
+    clearing_system: gb.clearing_systems[0]!,
+  };
   const form = await member.remittances.payeeFormSchema(corridor);
   console.log(`payee form for ${corridor.clearing_system}: ${(form['fields'] as Array<{ key: string }>).map((f) => f.key).join(', ')}`);
   try {
@@ -43,7 +52,10 @@ try {
     if (!isApiError(err, 'invalid_fields')) throw err;
     console.log(`payee refused: ${err.extras.fields?.map((f) => `${f.key} ${f.reason}`).join(', ')}`);
   }
-  const payee = await member.remittances.createPayee({ ...corridor, fields: { account_name: 'Erin Lee', account_number: '31926819', sort_code: '200000' } });
+  const payee = await member.remittances.createPayee({
+    ...corridor,
+    fields: { account_name: 'Erin Lee', account_number: '31926819', sort_code: '200000' },
+  });
   console.log(`payee created: ${String(payee.id)}`);
 
   // The member's orders, with for-await over the keyset cursor.
@@ -54,7 +66,9 @@ try {
   const pending = await member.remittances.pendingAction(accepted.id);
   const action = pending.action;
   if (isSlippageAction(action)) {
-    console.log(`slippage on ${pending.id}: moved ${action.moved_bps} bps, pay ${action.extra_charge} more (hold ${action.extra_locked}), can accept ${action.can_accept}`);
+    console.log(
+      `slippage on ${pending.id}: moved ${action.moved_bps} bps, pay ${action.extra_charge} more (hold ${action.extra_locked}), can accept ${action.can_accept}`,
+    );
     // Accept by sending new_total unchanged.
     const reconfirmed = await member.remittances.reconfirm(accepted.id, { new_total: action.new_total });
     console.log(`reconfirmed: ${String(reconfirmed.status)}`);

@@ -34,7 +34,9 @@ try {
   const ready = newest.find((r) => r.status === 'ready') ?? first.data.find((r) => r.status === 'ready');
   if (ready) {
     const detail = await client.reports.retrieve(ready.id);
-    console.log(`report ${detail.id}: ${String(detail.status)}, ${ready.rows} rows, ${ready.bytes} bytes, expires ${ready.expires_at}${detail.download_url ? `, download at ${detail.download_url}` : ''}`);
+    console.log(
+      `report ${detail.id}: ${String(detail.status)}, ${ready.rows} rows, ${ready.bytes} bytes, expires ${ready.expires_at}${detail.download_url ? `, download at ${detail.download_url}` : ''}`,
+    );
   }
 
   // An expired cursor makes the service answer with the first page again.

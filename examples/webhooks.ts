@@ -46,7 +46,9 @@ const handler = createWebhookHandler({
       throw new Error('simulated outage (the service will redeliver)');
     }
     const moved = tracker.apply(eventResourceKey(event), event.data.status, event.data.status_version);
-    console.log(`  onEvent ${event.event_id} ${event.event_type} ${event.data.id} -> ${event.data.status} v${event.data.status_version}${moved ? '' : ' (older version, not applied)'}`);
+    console.log(
+      `  onEvent ${event.event_id} ${event.event_type} ${event.data.id} -> ${event.data.status} v${event.data.status_version}${moved ? '' : ' (older version, not applied)'}`,
+    );
   },
 });
 
@@ -58,14 +60,23 @@ console.log(`receiver listening on ${url}`);
 
 console.log('delivering 3 card status events, each twice, shuffled:');
 await sandbox.webhooks.emitBatch(
-  ['unactivated', 'active', 'frozen'].map((status) => ({ event_type: 'card.status.updated', data: { object: 'card', id: 'crd_demo', external_member_id: 'ext-demo', status } })),
+  ['unactivated', 'active', 'frozen'].map((status) => ({
+    event_type: 'card.status.updated',
+    data: { object: 'card', id: 'crd_demo', external_member_id: 'ext-demo', status },
+  })),
   { shuffle: true, duplicates: 1 },
 );
 console.log('delivering an event type the SDK does not know:');
-await sandbox.webhooks.emit('earn.subscription.matured', { object: 'earn_subscription', id: 'ern_demo', external_member_id: 'ext-demo', status: 'matured' });
+await sandbox.webhooks.emit('earn.subscription.matured', {
+  object: 'earn_subscription',
+  id: 'ern_demo',
+  external_member_id: 'ext-demo',
+  status: 'matured',
+});
 
 console.log('deliveries (as the simulator saw them):');
-for (const d of sandbox.webhooks.deliveries) console.log(`  ${d.event_id} ${d.event_type} attempt ${d.attempt}: HTTP ${d.status ?? d.error}`);
+for (const d of sandbox.webhooks.deliveries)
+  console.log(`  ${d.event_id} ${d.event_type} attempt ${d.attempt}: HTTP ${d.status ?? d.error}`);
 const final = tracker.get('card:crd_demo');
 console.log(`final card status: ${final?.status} (version ${final?.statusVersion})`);
 

@@ -11,7 +11,14 @@ import { createSandbox } from '../src/testing/index.js';
 
 const sandbox = createSandbox();
 const alice = sandbox.state.seedMember({ external_member_id: 'alice', balances: { USDT: { available: '300' } } });
-sandbox.state.seedWithdrawAddress({ member: alice.id, asset: 'USDT', network: 'TRON', address: 'TQ7x1Vb9aliceWallet', label: 'Alice main', usable: true });
+sandbox.state.seedWithdrawAddress({
+  member: alice.id,
+  asset: 'USDT',
+  network: 'TRON',
+  address: 'TQ7x1Vb9aliceWallet',
+  label: 'Alice main',
+  usable: true,
+});
 const client = sandbox.client();
 const member = client.member('alice');
 
@@ -28,7 +35,9 @@ try {
   await buckets('start');
 
   // 1. Debit. The idempotency key is the only duplicate-debit protection: keep it with your order.
-  const { data: order, response } = await member.withdrawals.create({ asset: 'USDT', amount: '100', to_address: String(to['address']) }).withResponse();
+  const { data: order, response } = await member.withdrawals
+    .create({ asset: 'USDT', amount: '100', to_address: String(to['address']) })
+    .withResponse();
   console.log(`debited ${order.amount} ${order.asset}: ${order.id} is ${order.status} (key ${response.idempotencyKey})`);
   await buckets('after debit');
 
@@ -54,9 +63,13 @@ try {
   //    retries with the same key; the service replays the stored result. One debit, not two.
   sandbox.faults.inject({ method: 'POST', path: '/v1/withdrawals' }, { kind: 'status', status: 504, when: 'after' });
   const before = sandbox.state.countEffects('withdrawal.create');
-  const { data: third, response: meta } = await member.withdrawals.create({ asset: 'USDT', amount: '10', to_address: String(to['address']) }).withResponse();
+  const { data: third, response: meta } = await member.withdrawals
+    .create({ asset: 'USDT', amount: '10', to_address: String(to['address']) })
+    .withResponse();
   const sent = sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/v1/withdrawals').slice(-2);
-  console.log(`after a 504: ${third.id} in ${meta.attempts} attempts, replayed=${meta.replayed}, same key on both: ${sent[0]?.headers['x-idempotency-key'] === sent[1]?.headers['x-idempotency-key']}`);
+  console.log(
+    `after a 504: ${third.id} in ${meta.attempts} attempts, replayed=${meta.replayed}, same key on both: ${sent[0]?.headers['x-idempotency-key'] === sent[1]?.headers['x-idempotency-key']}`,
+  );
   console.log(`debits executed by the service for that call: ${sandbox.state.countEffects('withdrawal.create') - before}`);
   await buckets('end');
   console.log('done');

@@ -39,7 +39,11 @@ interface RunResult {
 }
 
 /** Runs a command, capturing stdout and stderr together. */
-function run(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<RunResult> {
+function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -307,21 +311,35 @@ async function main(): Promise<void> {
   try {
     const tarball = await step('npm pack', async () => {
       const out = await must(NPM, ['pack', '--json', '--pack-destination', work]);
-      const info = JSON.parse(out.slice(out.indexOf('['))) as Array<{ filename: string; size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string }> }>;
+      const info = JSON.parse(out.slice(out.indexOf('['))) as Array<{
+        filename: string;
+        size: number;
+        unpackedSize: number;
+        entryCount: number;
+        files: Array<{ path: string }>;
+      }>;
       const meta = info[0]!;
       const stray = meta.files.map((f) => f.path).filter((p) => !/^(dist\/|package\.json$|README\.md$|CHANGELOG\.md$|LICENSE)/.test(p));
       if (stray.length > 0) throw new GateFailure(`unexpected files in the tarball: ${stray.join(', ')}`);
-      process.stdout.write(`${meta.entryCount} files, ${(meta.size / 1024).toFixed(0)} kB packed, ${(meta.unpackedSize / 1024).toFixed(0)} kB unpacked; `);
+      process.stdout.write(
+        `${meta.entryCount} files, ${(meta.size / 1024).toFixed(0)} kB packed, ${(meta.unpackedSize / 1024).toFixed(0)} kB unpacked; `,
+      );
       return join(work, meta.filename);
     });
 
     await step('install the tarball into a fresh project', async () => {
       mkdirSync(consumer, { recursive: true });
-      writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2));
+      writeFileSync(
+        join(consumer, 'package.json'),
+        JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2),
+      );
       const typesNode = pkg.devDependencies?.['@types/node'] ?? '^20';
-      await must(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, `@types/node@${typesNode}`], { cwd: consumer });
+      await must(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, `@types/node@${typesNode}`], {
+        cwd: consumer,
+      });
       for (const optional of ['msw', 'ioredis']) {
-        if (existsSync(join(consumer, 'node_modules', optional))) throw new GateFailure(`the optional peer ${optional} was installed; consumers must not get it by default`);
+        if (existsSync(join(consumer, 'node_modules', optional)))
+          throw new GateFailure(`the optional peer ${optional} was installed; consumers must not get it by default`);
       }
     });
 
@@ -423,4 +441,3 @@ main().catch((err: unknown) => {
   console.error('\nPackage gates FAILED.');
   process.exit(1);
 });
-

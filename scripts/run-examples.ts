@@ -79,7 +79,10 @@ export function runExample(file: string, timeoutMs: number = EXAMPLE_TIMEOUT_MS)
 }
 
 /** Runs the examples with bounded parallelism, results in input order. */
-export async function runExamples(files: readonly string[], concurrency: number = Math.max(1, Math.min(4, availableParallelism()))): Promise<ExampleResult[]> {
+export async function runExamples(
+  files: readonly string[],
+  concurrency: number = Math.max(1, Math.min(4, availableParallelism())),
+): Promise<ExampleResult[]> {
   const results: ExampleResult[] = new Array(files.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -119,7 +122,9 @@ async function main(): Promise<void> {
   for (const r of results) {
     const ok = r.code === 0 && !r.timedOut;
     if (!ok) failed++;
-    console.log(`${ok ? 'ok  ' : 'FAIL'} ${r.name.padEnd(26)} ${String(r.ms).padStart(6)} ms${r.timedOut ? ' (timed out)' : ok ? '' : ` (exit ${String(r.code)})`}`);
+    console.log(
+      `${ok ? 'ok  ' : 'FAIL'} ${r.name.padEnd(26)} ${String(r.ms).padStart(6)} ms${r.timedOut ? ' (timed out)' : ok ? '' : ` (exit ${String(r.code)})`}`,
+    );
     if (!ok || verbose) {
       if (r.stdout.trim()) console.log(indent(r.stdout));
       if (r.stderr.trim()) console.log(indent(r.stderr));

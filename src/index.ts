@@ -18,16 +18,49 @@ export {
   PaginationRestartError,
   type ApiErrorInit,
 } from './core/errors.js';
-export type { ApiPromise, CallOptions, ResponseMeta, WithResponse, Page, PagePromise, QueryValue, CallArgs, ListArgs, ListOrderCheck, EndpointCaller } from './core/types.js';
+export type {
+  ApiPromise,
+  CallOptions,
+  ResponseMeta,
+  WithResponse,
+  Page,
+  PagePromise,
+  QueryValue,
+  CallArgs,
+  ListArgs,
+  ListOrderCheck,
+  EndpointCaller,
+} from './core/types.js';
 export type { Logger, LogFields, LogLevel } from './core/logger.js';
 export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/token-store.js';
 export type { RequestLimiter } from './core/pipeline.js';
 export type { FetchFunction } from './core/transport.js';
 export { DEFAULT_BACKOFF, type BackoffSettings } from './core/retry-policy.js';
-export { ERROR_CODES, ERROR_TYPES, isKnownErrorCode, type ErrorCode, type ErrorType, type ErrorCodeInfo, type RetryClass, type ErrorExtras, type ExtrasOf } from './spec/error-codes.js';
+export {
+  ERROR_CODES,
+  ERROR_TYPES,
+  isKnownErrorCode,
+  type ErrorCode,
+  type ErrorType,
+  type ErrorCodeInfo,
+  type RetryClass,
+  type ErrorExtras,
+  type ExtrasOf,
+} from './spec/error-codes.js';
 export { RATE_LIMIT_QUOTAS, TOKEN_EXCHANGES_PER_MINUTE, bucketOf } from './spec/rate-limits.js';
 export type { EndpointDescriptor, HttpMethod, RateLimitBucket, RetryMode } from './spec/endpoint.js';
-export { toAmountString, toDecimal, balanceTotal, formatAmount, BALANCE_BUCKETS, Decimal, type AmountInput, type AmountRules, type BalanceBucket, type BalanceBuckets } from './money.js';
+export {
+  toAmountString,
+  toDecimal,
+  balanceTotal,
+  formatAmount,
+  BALANCE_BUCKETS,
+  Decimal,
+  type AmountInput,
+  type AmountRules,
+  type BalanceBucket,
+  type BalanceBuckets,
+} from './money.js';
 export { SDK_VERSION } from './version.js';
 export * from './webhooks/index.js';
 

@@ -45,7 +45,10 @@ export function toAmountString(value: unknown, field: string, rules: AmountRules
     throw new InvalidArgumentError(field, 'must be a decimal string such as "25.50".');
   }
   if (!PLAIN_DECIMAL.test(text)) {
-    throw new InvalidArgumentError(field, `must be a plain non-negative decimal string such as "25.50" (got ${JSON.stringify(text.slice(0, 40))}).`);
+    throw new InvalidArgumentError(
+      field,
+      `must be a plain non-negative decimal string such as "25.50" (got ${JSON.stringify(text.slice(0, 40))}).`,
+    );
   }
   const [intPart = '', decPart = ''] = text.split('.');
   if (rules.maxIntegerDigits !== undefined && intPart.replace(/^0+(?=\d)/, '').length > rules.maxIntegerDigits) {

@@ -107,7 +107,8 @@ export function resolveConfig(options: MerchantClientOptions, env: Env = process
   } catch {
     throw new InvalidArgumentError('baseUrl', 'is not a valid absolute URL (e.g. https://sandbox-host.example).');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new InvalidArgumentError('baseUrl', 'must use https (or http for a local simulator).');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new InvalidArgumentError('baseUrl', 'must use https (or http for a local simulator).');
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
     throw new InvalidArgumentError('baseUrl', 'must not carry a query, fragment or credentials.');
   }

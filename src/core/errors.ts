@@ -100,7 +100,17 @@ export class ApiError<C extends string = string> extends MerchantSdkError {
   }
 }
 
-const EXTRA_KEYS = ['limit_type', 'limit_scope', 'challenge_id', 'hosted_url', 'expires_at', 'retry_after', 'fields', 'reason', 'locked_until'] as const;
+const EXTRA_KEYS = [
+  'limit_type',
+  'limit_scope',
+  'challenge_id',
+  'hosted_url',
+  'expires_at',
+  'retry_after',
+  'fields',
+  'reason',
+  'locked_until',
+] as const;
 
 function pickExtras(body: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -166,7 +176,10 @@ export class ResponseValidationError extends MerchantSdkError {
   }>;
   /** HTTP status of the response. */
   readonly status: number;
-  constructor(message: string, init: { requestId: string | undefined; status: number; issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }) {
+  constructor(
+    message: string,
+    init: { requestId: string | undefined; status: number; issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> },
+  ) {
     super(message);
     this.requestId = init.requestId;
     this.status = init.status;
@@ -186,7 +199,10 @@ export class MalformedResponseError extends MerchantSdkError {
   readonly snippet: string;
   /** Idempotency key sent. */
   readonly idempotencyKey: string | undefined;
-  constructor(message: string, init: { status: number; requestId: string | undefined; snippet: string; idempotencyKey: string | undefined }) {
+  constructor(
+    message: string,
+    init: { status: number; requestId: string | undefined; snippet: string; idempotencyKey: string | undefined },
+  ) {
     super(message);
     this.status = init.status;
     this.requestId = init.requestId;
@@ -214,7 +230,9 @@ export class PaginationRestartError extends MerchantSdkError {
   /** The cursor that the service no longer accepted. */
   readonly cursor: string | null;
   constructor(cursor: string | null) {
-    super('The list restarted from its first page (the cursor expired or could not be decoded); stopping instead of yielding duplicates. Start a new iteration.');
+    super(
+      'The list restarted from its first page (the cursor expired or could not be decoded); stopping instead of yielding duplicates. Start a new iteration.',
+    );
     this.cursor = cursor;
   }
 }

@@ -17,7 +17,10 @@ export class PageIterator<T> implements PagePromise<T> {
   readonly #identity: ((item: T) => string) | undefined;
   #first: Promise<Page<T>> | undefined;
 
-  constructor(fetch: PageFetcher<T>, opts: { start?: string | undefined; order?: ListOrderCheck<T> | undefined; identity?: ((item: T) => string) | undefined } = {}) {
+  constructor(
+    fetch: PageFetcher<T>,
+    opts: { start?: string | undefined; order?: ListOrderCheck<T> | undefined; identity?: ((item: T) => string) | undefined } = {},
+  ) {
     this.#fetch = fetch;
     this.#start = opts.start;
     this.#order = opts.order;

@@ -3,7 +3,16 @@ import type { z } from 'zod';
 import type { EndpointDescriptor, RateLimitBucket } from '../spec/endpoint.js';
 import { bucketOf } from '../spec/rate-limits.js';
 import { ApiPromiseImpl } from './api-promise.js';
-import { AbortError, ApiError, ConnectionError, InvalidArgumentError, MalformedResponseError, MerchantSdkError, ResponseValidationError, TimeoutError } from './errors.js';
+import {
+  AbortError,
+  ApiError,
+  ConnectionError,
+  InvalidArgumentError,
+  MalformedResponseError,
+  MerchantSdkError,
+  ResponseValidationError,
+  TimeoutError,
+} from './errors.js';
 import { log, printable, type Logger } from './logger.js';
 import { PageIterator } from './pagination.js';
 import { errorFromResponse, tryParseJson } from './response.js';
@@ -73,7 +82,10 @@ const HEADER_UNSAFE = /[\u0000-\u001f\u007f]/;
 /** Validates a member identifier for `x-on-behalf-of` before anything is sent. */
 export function checkMemberId(member: unknown): string {
   if (typeof member !== 'string' || member.trim() === '') {
-    throw new InvalidArgumentError('member', 'a member-scoped call needs a non-blank member identifier (external_member_id or mem_<uuid>).');
+    throw new InvalidArgumentError(
+      'member',
+      'a member-scoped call needs a non-blank member identifier (external_member_id or mem_<uuid>).',
+    );
   }
   if (HEADER_UNSAFE.test(member)) throw new InvalidArgumentError('member', 'must not contain control characters such as CR or LF.');
   if (/[^\u0020-\u00ff]/.test(member)) throw new InvalidArgumentError('member', 'must be Latin-1 text to travel in a header.');
@@ -102,9 +114,24 @@ interface PreparedCall {
   readonly extraHeaders: Readonly<Record<string, string>> | undefined;
 }
 
-type Auth = { readonly kind: 'token'; readonly tokens: TokenManager } | { readonly kind: 'credentials'; readonly clientId: string; readonly apiKey: string };
+type Auth =
+  | { readonly kind: 'token'; readonly tokens: TokenManager }
+  | { readonly kind: 'credentials'; readonly clientId: string; readonly apiKey: string };
 
-const PROTECTED_HEADERS = new Set(['x-auth-token', 'authorization', 'x-timestamp', 'x-nonce', 'x-signature', 'x-idempotency-key', 'x-on-behalf-of', 'x-client-id', 'x-api-key', 'content-type', 'content-length', 'host']);
+const PROTECTED_HEADERS = new Set([
+  'x-auth-token',
+  'authorization',
+  'x-timestamp',
+  'x-nonce',
+  'x-signature',
+  'x-idempotency-key',
+  'x-on-behalf-of',
+  'x-client-id',
+  'x-api-key',
+  'content-type',
+  'content-length',
+  'host',
+]);
 
 /**
  * The request pipeline: prepare once (URL, body bytes, key), then per attempt take a token, sign
@@ -154,10 +181,11 @@ export class Pipeline implements EndpointCaller {
 
   list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T> = {}): PagePromise<T> {
     const start = args.query?.cursor;
-    return new PageIterator<T>(
-      (cursor) => this.#run(endpoint, { ...args, query: { ...args.query, cursor } }).then((r) => r.data),
-      { start: typeof start === 'string' ? start : undefined, order: args.order, identity: args.identity },
-    );
+    return new PageIterator<T>((cursor) => this.#run(endpoint, { ...args, query: { ...args.query, cursor } }).then((r) => r.data), {
+      start: typeof start === 'string' ? start : undefined,
+      order: args.order,
+      identity: args.identity,
+    });
   }
 
   /**
@@ -183,11 +211,14 @@ export class Pipeline implements EndpointCaller {
     // Serialised once: these exact bytes are hashed, signed and sent on every attempt.
     const body = args.body === undefined ? undefined : Buffer.from(JSON.stringify(args.body), 'utf8');
     const signed = isSignedMethod(endpoint.method);
-    const idempotencyKey = endpoint.idempotent || options?.idempotencyKey !== undefined ? resolveIdempotencyKey(options?.idempotencyKey) : undefined;
+    const idempotencyKey =
+      endpoint.idempotent || options?.idempotencyKey !== undefined ? resolveIdempotencyKey(options?.idempotencyKey) : undefined;
     if (options?.headers) {
       for (const name of Object.keys(options.headers)) {
-        if (PROTECTED_HEADERS.has(name.toLowerCase())) throw new InvalidArgumentError('headers', `${name} is set by the SDK and cannot be overridden.`);
-        if (HEADER_UNSAFE.test(options.headers[name]!)) throw new InvalidArgumentError('headers', `${name} must not contain control characters.`);
+        if (PROTECTED_HEADERS.has(name.toLowerCase()))
+          throw new InvalidArgumentError('headers', `${name} is set by the SDK and cannot be overridden.`);
+        if (HEADER_UNSAFE.test(options.headers[name]!))
+          throw new InvalidArgumentError('headers', `${name} must not contain control characters.`);
       }
     }
     return {
@@ -203,7 +234,12 @@ export class Pipeline implements EndpointCaller {
     };
   }
 
-  async #attempts<T>(endpoint: EndpointDescriptor<T>, call: PreparedCall, options: CallOptions | undefined, auth: Auth): Promise<WithResponse<T>> {
+  async #attempts<T>(
+    endpoint: EndpointDescriptor<T>,
+    call: PreparedCall,
+    options: CallOptions | undefined,
+    auth: Auth,
+  ): Promise<WithResponse<T>> {
     const s = this.#settings;
     const signal = options?.signal;
     const maxRetries = options?.maxRetries ?? s.maxRetries;
@@ -246,7 +282,12 @@ export class Pipeline implements EndpointCaller {
       } catch (err) {
         if (err instanceof AbortError) throw err;
         error = err as Error;
-        failure = err instanceof TimeoutError ? { kind: 'timeout' } : err instanceof MalformedResponseError ? { kind: 'malformed', status: err.status } : { kind: 'connection' };
+        failure =
+          err instanceof TimeoutError
+            ? { kind: 'timeout' }
+            : err instanceof MalformedResponseError
+              ? { kind: 'malformed', status: err.status }
+              : { kind: 'connection' };
       } finally {
         if (slotTaken) this.#settleSlot(call.bucket as RateLimitBucket);
       }
@@ -255,13 +296,28 @@ export class Pipeline implements EndpointCaller {
         const durationMs = Math.round(performance.now() - started);
         const requestId = response.headers['x-request-id'];
         if (response.status >= 200 && response.status < 300) {
-          log(s.logger, 'debug', 'request succeeded', { method: call.method, path: call.path, status: response.status, attempt, durationMs, requestId });
+          log(s.logger, 'debug', 'request succeeded', {
+            method: call.method,
+            path: call.path,
+            status: response.status,
+            attempt,
+            durationMs,
+            requestId,
+          });
           return this.#result(endpoint, call, response, attempt);
         }
         const apiError = errorFromResponse(response, call.idempotencyKey, attempt);
         error = apiError;
         if (apiError instanceof ApiError) {
-          log(s.logger, 'info', 'request failed', { method: call.method, path: call.path, status: response.status, attempt, durationMs, requestId: apiError.requestId, code: printable(apiError.code) });
+          log(s.logger, 'info', 'request failed', {
+            method: call.method,
+            path: call.path,
+            status: response.status,
+            attempt,
+            durationMs,
+            requestId: apiError.requestId,
+            code: printable(apiError.code),
+          });
           // Repairs the SDK may make once per call, outside the retry budget (spec: Authentication).
           if (apiError.code === 'invalid_token' && auth.kind === 'token' && !tokenRenewed && token !== undefined) {
             tokenRenewed = true;
@@ -272,10 +328,19 @@ export class Pipeline implements EndpointCaller {
             skewCorrected = true;
             continue;
           }
-          const retryAfter = parseRetryAfter(response.headers['retry-after'], Date.now()) ?? numberOrUndefined((apiError.extras as { retry_after?: unknown }).retry_after);
+          const retryAfter =
+            parseRetryAfter(response.headers['retry-after'], Date.now()) ??
+            numberOrUndefined((apiError.extras as { retry_after?: unknown }).retry_after);
           failure = { kind: 'api', code: apiError.code, status: response.status, retryAfterSeconds: retryAfter };
         } else {
-          log(s.logger, 'info', 'request failed with a malformed body', { method: call.method, path: call.path, status: response.status, attempt, durationMs, requestId });
+          log(s.logger, 'info', 'request failed with a malformed body', {
+            method: call.method,
+            path: call.path,
+            status: response.status,
+            attempt,
+            durationMs,
+            requestId,
+          });
           failure = { kind: 'malformed', status: response.status };
         }
       }
@@ -300,7 +365,13 @@ export class Pipeline implements EndpointCaller {
       retries++;
       if (decision.unknownCode) unknownRetried = true;
       if (decision.rateLimited) this.#pauseBucket(call.bucket, decision.delayMs);
-      log(s.logger, 'warn', 'retrying', { method: call.method, path: call.path, attempt, delayMs: decision.delayMs, reason: printable(failureLabel(failure!)) });
+      log(s.logger, 'warn', 'retrying', {
+        method: call.method,
+        path: call.path,
+        attempt,
+        delayMs: decision.delayMs,
+        reason: printable(failureLabel(failure!)),
+      });
       try {
         await sleep(decision.rateLimited ? 0 : decision.delayMs, signal);
       } catch (err) {
@@ -319,7 +390,13 @@ export class Pipeline implements EndpointCaller {
   }
 
   /** One attempt with its own timeout (kept by the transport), which also covers reading the body. */
-  async #send(call: PreparedCall, headers: Record<string, string>, timeoutMs: number, signal: AbortSignal | undefined, attempt: number): Promise<TransportResponse> {
+  async #send(
+    call: PreparedCall,
+    headers: Record<string, string>,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    attempt: number,
+  ): Promise<TransportResponse> {
     try {
       return await this.#transport.send({
         method: call.method,
@@ -333,7 +410,13 @@ export class Pipeline implements EndpointCaller {
       });
     } catch (err) {
       if (signal?.aborted) throw new AbortError(call.idempotencyKey, { cause: err });
-      if (err instanceof AttemptTimeoutError) throw new TimeoutError(`No complete response within ${timeoutMs} ms (${call.method} ${stripQuery(call.path)}); the call may have executed: retry with the same idempotency key.`, call.idempotencyKey, attempt, { cause: err });
+      if (err instanceof AttemptTimeoutError)
+        throw new TimeoutError(
+          `No complete response within ${timeoutMs} ms (${call.method} ${stripQuery(call.path)}); the call may have executed: retry with the same idempotency key.`,
+          call.idempotencyKey,
+          attempt,
+          { cause: err },
+        );
       if (err instanceof ResponseTooLargeError) {
         throw new MalformedResponseError(`Response body exceeds ${err.limit} bytes (${call.method} ${stripQuery(call.path)}).`, {
           status: err.status,
@@ -343,7 +426,12 @@ export class Pipeline implements EndpointCaller {
         });
       }
       const reason = err instanceof Error ? err.message : String(err);
-      throw new ConnectionError(`Connection to the service failed (${call.method} ${stripQuery(call.path)}): ${reason}`, call.idempotencyKey, attempt, { cause: err });
+      throw new ConnectionError(
+        `Connection to the service failed (${call.method} ${stripQuery(call.path)}): ${reason}`,
+        call.idempotencyKey,
+        attempt,
+        { cause: err },
+      );
     }
   }
 
@@ -353,12 +441,15 @@ export class Pipeline implements EndpointCaller {
     if (response.body !== '') {
       json = tryParseJson(response.body);
       if (json === undefined) {
-        throw new MalformedResponseError(`HTTP ${response.status} with a body that is not JSON${requestId ? ` [request_id ${requestId}]` : ''}.`, {
-          status: response.status,
-          requestId,
-          snippet: response.body.slice(0, 200),
-          idempotencyKey: call.idempotencyKey,
-        });
+        throw new MalformedResponseError(
+          `HTTP ${response.status} with a body that is not JSON${requestId ? ` [request_id ${requestId}]` : ''}.`,
+          {
+            status: response.status,
+            requestId,
+            snippet: response.body.slice(0, 200),
+            idempotencyKey: call.idempotencyKey,
+          },
+        );
       }
     }
     let data = json as T;

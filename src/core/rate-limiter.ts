@@ -125,7 +125,8 @@ export class MemoryRateLimiter implements RequestLimiter {
     this.#marginMs = nonNegativeInt('marginMs', options.marginMs, 1000);
     const quotas = options.quotas ?? {};
     for (const name of Object.keys(quotas)) {
-      if (!BUCKETS.includes(name as RateLimitBucket)) throw new InvalidArgumentError(`quotas.${name}`, `is not a bucket (${BUCKETS.join(', ')}).`);
+      if (!BUCKETS.includes(name as RateLimitBucket))
+        throw new InvalidArgumentError(`quotas.${name}`, `is not a bucket (${BUCKETS.join(', ')}).`);
     }
     const make = (b: RateLimitBucket): Bucket => new Bucket(positiveInt(`quotas.${b}`, quotas[b], RATE_LIMIT_QUOTAS[b]));
     this.#buckets = { deposits: make('deposits'), members_write: make('members_write'), orders: make('orders'), reads: make('reads') };
@@ -199,7 +200,13 @@ export class MemoryRateLimiter implements RequestLimiter {
     if (b === undefined) throw notABucket();
     const now = Date.now();
     this.#prune(b, now);
-    return { used: b.used, inFlight: b.inFlight.length, quota: b.quota, queued: b.queue.length, pausedForMs: Math.max(0, b.pausedUntil - now) };
+    return {
+      used: b.used,
+      inFlight: b.inFlight.length,
+      quota: b.quota,
+      queued: b.queue.length,
+      pausedForMs: Math.max(0, b.pausedUntil - now),
+    };
   }
 
   #bucket(name: RateLimitBucket): Bucket | undefined {

@@ -32,7 +32,11 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * either shape (`{type, code, message, request_id}` or rate-limit's `{error: {code, message,
  * retry_after}}`), or a {@link MalformedResponseError} for anything else (an HTML proxy page).
  */
-export function errorFromResponse(res: TransportResponse, idempotencyKey: string | undefined, attempts: number): ApiError | MalformedResponseError {
+export function errorFromResponse(
+  res: TransportResponse,
+  idempotencyKey: string | undefined,
+  attempts: number,
+): ApiError | MalformedResponseError {
   const headerRequestId = res.headers['x-request-id'];
   const parsed = tryParseJson(res.body);
   if (isRecord(parsed)) {

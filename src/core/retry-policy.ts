@@ -77,7 +77,9 @@ export function decideRetry(failure: AttemptFailure, ctx: RetryContext): RetryDe
       return { retry: true, delayMs: backoff(ctx.backoff.baseDelayMs), rateLimited: false, unknownCode: false };
     case 'malformed':
       // A proxy's HTML 502/503/504 page: the same situation as an upstream error.
-      return failure.status >= 500 ? { retry: true, delayMs: backoff(ctx.backoff.baseDelayMs), rateLimited: false, unknownCode: false } : NO;
+      return failure.status >= 500
+        ? { retry: true, delayMs: backoff(ctx.backoff.baseDelayMs), rateLimited: false, unknownCode: false }
+        : NO;
     case 'api': {
       // Spec: every 404 is final, whatever its code (card_product_not_found is outside the catalogue).
       if (failure.status === 404 || ctx.noRetryCodes?.includes(failure.code)) return NO;
@@ -91,7 +93,12 @@ export function decideRetry(failure: AttemptFailure, ctx: RetryContext): RetryDe
       if (failure.code === 'idempotency_in_progress') {
         // 1 to 2 seconds (spec), doubling: the first request is still running.
         const exp = Math.min(ctx.backoff.maxDelayMs, ctx.backoff.inProgressDelayMs * 2 ** ctx.retriesSoFar);
-        return { retry: true, delayMs: Math.round(Math.min(ctx.backoff.maxDelayMs, exp * (1 + random()))), rateLimited: false, unknownCode: false };
+        return {
+          retry: true,
+          delayMs: Math.round(Math.min(ctx.backoff.maxDelayMs, exp * (1 + random()))),
+          rateLimited: false,
+          unknownCode: false,
+        };
       }
       return { retry: true, delayMs: backoff(ctx.backoff.baseDelayMs), rateLimited: false, unknownCode: false };
     }

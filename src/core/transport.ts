@@ -67,7 +67,12 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return out;
 }
 
-async function readCapped(chunks: AsyncIterable<Uint8Array>, limit: number, status: number, headers: Record<string, string>): Promise<string> {
+async function readCapped(
+  chunks: AsyncIterable<Uint8Array>,
+  limit: number,
+  status: number,
+  headers: Record<string, string>,
+): Promise<string> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of chunks) {
@@ -160,7 +165,8 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
     this.#settled = true;
     this.#cleanUp();
     const parts = this.#parts;
-    const body = parts.length === 0 ? '' : parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts, this.#size).toString('utf8');
+    const body =
+      parts.length === 0 ? '' : parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts, this.#size).toString('utf8');
     this.#resolve({ status: this.#status, headers: this.#headers ?? {}, body });
   }
 
@@ -276,7 +282,10 @@ export class FetchTransport implements Transport {
         await res.body?.cancel();
         throw new ResponseTooLargeError(res.status, headers, req.maxResponseBytes);
       }
-      const body = res.body === null ? '' : await readCapped(res.body as unknown as AsyncIterable<Uint8Array>, req.maxResponseBytes, res.status, headers);
+      const body =
+        res.body === null
+          ? ''
+          : await readCapped(res.body as unknown as AsyncIterable<Uint8Array>, req.maxResponseBytes, res.status, headers);
       return { status: res.status, headers, body };
     } catch (err) {
       if (timedOut) throw new AttemptTimeoutError(req.timeoutMs);

@@ -68,7 +68,10 @@ export class RedisGuard {
   constructor(component: string, options: RedisStoreOptions) {
     const redis = options?.redis;
     if (redis === null || typeof redis !== 'object' || typeof (redis as { call?: unknown }).call !== 'function') {
-      throw new InvalidArgumentError('redis', 'must be a connected ioredis client (Redis or Cluster) or an object with its call(command, ...args) method.');
+      throw new InvalidArgumentError(
+        'redis',
+        'must be a connected ioredis client (Redis or Cluster) or an object with its call(command, ...args) method.',
+      );
     }
     this.redis = redis;
     this.#component = component;
@@ -105,7 +108,11 @@ export class RedisGuard {
     }
     if (h.down) {
       h.down = false;
-      log(this.#logger ?? h.logger, 'info', `merchant-stablecoin/redis: Redis answers again (seen by ${this.#component}); the Redis stores on this connection share state across the fleet again.`);
+      log(
+        this.#logger ?? h.logger,
+        'info',
+        `merchant-stablecoin/redis: Redis answers again (seen by ${this.#component}); the Redis stores on this connection share state across the fleet again.`,
+      );
     }
     return value;
   }
@@ -150,12 +157,14 @@ export function keyDigest(value: string): string {
 /** Validates a key prefix: non-empty, no whitespace or braces (braces are hash tags). */
 export function checkPrefix(prefix: string | undefined, fallback: string): string {
   const p = prefix ?? fallback;
-  if (typeof p !== 'string' || p === '' || /[\s{}]/.test(p)) throw new InvalidArgumentError('prefix', 'must be a non-empty string without whitespace or braces.');
+  if (typeof p !== 'string' || p === '' || /[\s{}]/.test(p))
+    throw new InvalidArgumentError('prefix', 'must be a non-empty string without whitespace or braces.');
   return p;
 }
 
 export function positive(value: number, name: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new InvalidArgumentError(name, 'must be a positive number.');
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new InvalidArgumentError(name, 'must be a positive number.');
   return value;
 }
 

@@ -71,7 +71,8 @@ export class RedisRateLimiter implements RequestLimiter {
     this.#guard = new RedisGuard('the rate limiter', options);
     const quotas = options.quotas ?? {};
     for (const name of Object.keys(quotas)) {
-      if (!BUCKETS.includes(name as RateLimitBucket)) throw new InvalidArgumentError(`quotas.${name}`, `is not a bucket (${BUCKETS.join(', ')}).`);
+      if (!BUCKETS.includes(name as RateLimitBucket))
+        throw new InvalidArgumentError(`quotas.${name}`, `is not a bucket (${BUCKETS.join(', ')}).`);
     }
     const quota = (b: RateLimitBucket): number => integer(`quotas.${b}`, quotas[b] ?? RATE_LIMIT_QUOTAS[b], 1);
     this.#quotas = { deposits: quota('deposits'), members_write: quota('members_write'), orders: quota('orders'), reads: quota('reads') };
@@ -137,13 +138,22 @@ export class RedisRateLimiter implements RequestLimiter {
    * The script's answer, or a rejection with `signal.reason` as soon as the caller aborts. A
    * slot the script granted after the abort is given back, so an aborted acquire takes none.
    */
-  #unlessAborted(attempt: Promise<number | undefined>, signal: AbortSignal | undefined, key: string, member: string): Promise<number | undefined> {
+  #unlessAborted(
+    attempt: Promise<number | undefined>,
+    signal: AbortSignal | undefined,
+    key: string,
+    member: string,
+  ): Promise<number | undefined> {
     if (signal === undefined) return attempt;
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
         reject(signal.reason);
         void attempt.then((wait) => {
-          if (wait === 0) void this.#guard.run((redis) => redis.call('ZREM', key, member), () => undefined);
+          if (wait === 0)
+            void this.#guard.run(
+              (redis) => redis.call('ZREM', key, member),
+              () => undefined,
+            );
         });
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -185,7 +195,8 @@ export class RedisRateLimiter implements RequestLimiter {
 }
 
 function integer(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new InvalidArgumentError(name, min === 0 ? 'must be a non-negative integer.' : 'must be a positive integer.');
+  if (!Number.isInteger(value) || value < min)
+    throw new InvalidArgumentError(name, min === 0 ? 'must be a non-negative integer.' : 'must be a positive integer.');
   return value;
 }
 

@@ -118,7 +118,11 @@ export class RedisTokenStore implements TokenStore {
       if (state === 2) return renew();
       seen ||= String(counter);
       if (Date.now() >= waitUntil) {
-        log(this.#logger, 'warn', `merchant-stablecoin/redis: waited ${this.#lockWaitMs} ms for another instance's token renewal; renewing here.`);
+        log(
+          this.#logger,
+          'warn',
+          `merchant-stablecoin/redis: waited ${this.#lockWaitMs} ms for another instance's token renewal; renewing here.`,
+        );
         return renew();
       }
       await sleep(this.#lockPollMs + Math.random() * this.#lockPollMs);
@@ -127,12 +131,15 @@ export class RedisTokenStore implements TokenStore {
 
   async #holding<T>(keys: string[], owner: string, renew: () => Promise<T>): Promise<T> {
     // Extends the lease while the exchange runs (slow network, retries); stops if we crash.
-    const keepAlive = setInterval(() => {
-      void this.#guard.run(
-        (redis) => this.#guard.script(redis, EXTEND_LOCK, [keys[0]!], [owner, this.#lockTtlMs]),
-        () => undefined,
-      );
-    }, Math.max(10, Math.floor(this.#lockTtlMs / 3)));
+    const keepAlive = setInterval(
+      () => {
+        void this.#guard.run(
+          (redis) => this.#guard.script(redis, EXTEND_LOCK, [keys[0]!], [owner, this.#lockTtlMs]),
+          () => undefined,
+        );
+      },
+      Math.max(10, Math.floor(this.#lockTtlMs / 3)),
+    );
     keepAlive.unref?.();
     let succeeded = false;
     try {

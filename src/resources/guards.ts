@@ -30,7 +30,8 @@ export function checkMember(memberId: unknown): string {
   if (typeof memberId !== 'string' || memberId.trim() === '') {
     throw new InvalidArgumentError('memberId', 'must be a non-blank external_member_id or mem_<uuid> (the service has no default member).');
   }
-  if (CONTROL.test(memberId)) throw new InvalidArgumentError('memberId', 'must not contain control characters such as CR or LF (they would inject headers).');
+  if (CONTROL.test(memberId))
+    throw new InvalidArgumentError('memberId', 'must not contain control characters such as CR or LF (they would inject headers).');
   if (/[^\u0020-\u00ff]/.test(memberId)) throw new InvalidArgumentError('memberId', 'must be Latin-1 text to travel in a header.');
   return memberId;
 }

@@ -47,7 +47,14 @@ export { Reports, reportsDescending } from './reports.js';
 export { Sandbox, type FaucetParams } from './sandbox.js';
 export type { ListParams, LooseBody, LooseQuery } from './guards.js';
 export { MemberBalances } from './member/balances.js';
-export { MemberCards, type CardActivateParams, type CardApplyParams, type CardLimitsParams, type CardProductQuoteQuery, type CardWithdrawParams } from './member/cards.js';
+export {
+  MemberCards,
+  type CardActivateParams,
+  type CardApplyParams,
+  type CardLimitsParams,
+  type CardProductQuoteQuery,
+  type CardWithdrawParams,
+} from './member/cards.js';
 export { MemberDeposits } from './member/deposits.js';
 export { MemberExchange, type ExchangeQuoteParams } from './member/exchange.js';
 export { MemberKyc, type KycApplicationParams, type QuickKycParams } from './member/kyc.js';

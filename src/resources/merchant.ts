@@ -4,7 +4,21 @@ import type { AmountInput } from '../money.js';
 import type { LooseResult } from '../schemas/common.js';
 import type { MerchantConversion, TopupDeclaration } from '../schemas/merchant.js';
 import * as E from '../spec/endpoints.js';
-import { amount, bodyOrEmpty, checkMaxChars, checkObject, checkOptionalText, checkQuery, checkText, compact, looseListQuery, optionalAmount, type ListParams, type LooseBody, type LooseQuery } from './guards.js';
+import {
+  amount,
+  bodyOrEmpty,
+  checkMaxChars,
+  checkObject,
+  checkOptionalText,
+  checkQuery,
+  checkText,
+  compact,
+  looseListQuery,
+  optionalAmount,
+  type ListParams,
+  type LooseBody,
+  type LooseQuery,
+} from './guards.js';
 
 /**
  * Body of `POST /v1/merchant/conversions`. There is deliberately no `quote_id`: the service
@@ -70,7 +84,10 @@ export class MerchantConversions {
   create(params: MerchantConversionParams, options?: CallOptions): ApiPromise<MerchantConversion> {
     checkObject(params, 'params');
     if ('quote_id' in params) {
-      throw new InvalidArgumentError('quote_id', 'is never accepted by merchant conversions (the service rejects its mere presence with quote_lock_unsupported); remove the key.');
+      throw new InvalidArgumentError(
+        'quote_id',
+        'is never accepted by merchant conversions (the service rejects its mere presence with quote_lock_unsupported); remove the key.',
+      );
     }
     const from = checkText(params.from_asset, 'from_asset');
     const to = checkText(params.to_asset, 'to_asset');
@@ -117,13 +134,17 @@ export class MerchantTopups {
     checkObject(params, 'params');
     const { channel, reference_no } = params;
     if (channel !== undefined && channel !== 'chain' && channel !== 'fiat') {
-      throw new InvalidArgumentError('channel', 'must be exactly "chain" or "fiat" (the service silently treats any other value as chain).');
+      throw new InvalidArgumentError(
+        'channel',
+        'must be exactly "chain" or "fiat" (the service silently treats any other value as chain).',
+      );
     }
     const body = compact({
       asset: checkText(params.asset, 'asset'),
       channel,
       amount: amount(params.amount, 'amount', { maxIntegerDigits: 20, maxDecimals: 12 }),
-      reference_no: reference_no === undefined ? undefined : checkMaxChars(checkOptionalText(reference_no, 'reference_no')!, 'reference_no', 64),
+      reference_no:
+        reference_no === undefined ? undefined : checkMaxChars(checkOptionalText(reference_no, 'reference_no')!, 'reference_no', 64),
       note: checkOptionalText(params.note, 'note'),
     });
     return this.#api.call(E.MERCHANT_TOPUPS_CREATE, { body, options });

@@ -88,10 +88,17 @@ export const QRPAY_QUOTE = endpoint('member.qrpay.quote', 'POST', '/v1/qrpay/quo
 });
 
 /** `POST /v1/kyc/applications`: member-scoped, key required. Scope not shown. */
-export const KYC_SUBMIT_APPLICATION = endpoint('member.kyc.submitApplication', 'POST', '/v1/kyc/applications', 'full', kycApplicationSchema, {
-  memberScoped: true,
-  idempotent: true,
-});
+export const KYC_SUBMIT_APPLICATION = endpoint(
+  'member.kyc.submitApplication',
+  'POST',
+  '/v1/kyc/applications',
+  'full',
+  kycApplicationSchema,
+  {
+    memberScoped: true,
+    idempotent: true,
+  },
+);
 
 /**
  * `POST /v1/kyc/quick`: member-scoped, key required. Scope not shown. `movesFunds` because a new
@@ -108,11 +115,18 @@ export const KYC_QUICK_BIND = endpoint('member.kyc.quickBind', 'POST', '/v1/kyc/
  * required, moves funds. `service_unavailable` is not cached under the key, but it is a business
  * failure the retry table never retries automatically.
  */
-export const MERCHANT_CONVERSIONS_CREATE = endpoint('merchant.conversions.create', 'POST', '/v1/merchant/conversions', 'full', merchantConversionSchema, {
-  scope: 'merchant:write',
-  idempotent: true,
-  movesFunds: true,
-});
+export const MERCHANT_CONVERSIONS_CREATE = endpoint(
+  'merchant.conversions.create',
+  'POST',
+  '/v1/merchant/conversions',
+  'full',
+  merchantConversionSchema,
+  {
+    scope: 'merchant:write',
+    idempotent: true,
+    movesFunds: true,
+  },
+);
 
 /** `POST /v1/merchant/topups`: scope `merchant:write`, merchant account, key required; changes no balance. */
 export const MERCHANT_TOPUPS_CREATE = endpoint('merchant.topups.create', 'POST', '/v1/merchant/topups', 'full', topupDeclarationSchema, {
@@ -130,11 +144,18 @@ export const BALANCES_LIST = endpoint('member.balances.list', 'GET', '/v1/balanc
  * `PATCH /v1/shipping-addresses/{id}`: scope `addresses:write`, member-scoped, key required.
  * The response body is not shown, hence `loose`.
  */
-export const SHIPPING_ADDRESSES_UPDATE = endpoint('member.shippingAddresses.update', 'PATCH', '/v1/shipping-addresses/{id}', 'loose', looseResultSchema, {
-  scope: 'addresses:write',
-  memberScoped: true,
-  idempotent: true,
-});
+export const SHIPPING_ADDRESSES_UPDATE = endpoint(
+  'member.shippingAddresses.update',
+  'PATCH',
+  '/v1/shipping-addresses/{id}',
+  'loose',
+  looseResultSchema,
+  {
+    scope: 'addresses:write',
+    memberScoped: true,
+    idempotent: true,
+  },
+);
 
 /** `POST /v1/remit/vp/applications`: scope `remittances:write`, member-scoped, key required, body `{}`. */
 export const REMITTANCES_APPLY_PERSONAL_ACCOUNT = endpoint(
@@ -152,13 +173,20 @@ export const REMITTANCES_APPLY_PERSONAL_ACCOUNT = endpoint(
  * surfaces as 500 `api_error` "which retrying does not resolve". 502/504 and 409 in progress
  * keep the spec's same-key retries (safe: the key protects the funds).
  */
-export const REMITTANCES_CANCEL = endpoint('member.remittances.cancel', 'POST', '/v1/remittances/{id}/cancel', 'full', remittanceCancelResultSchema, {
-  scope: 'remittances:write',
-  memberScoped: true,
-  idempotent: true,
-  movesFunds: true,
-  noRetryCodes: ['api_error'],
-});
+export const REMITTANCES_CANCEL = endpoint(
+  'member.remittances.cancel',
+  'POST',
+  '/v1/remittances/{id}/cancel',
+  'full',
+  remittanceCancelResultSchema,
+  {
+    scope: 'remittances:write',
+    memberScoped: true,
+    idempotent: true,
+    movesFunds: true,
+    noRetryCodes: ['api_error'],
+  },
+);
 
 /** `GET /v1/remit/vp/agreement`: scope `remittances:read`, merchant account. */
 export const REMITTANCES_AGREEMENT = endpoint('remittances.agreement', 'GET', '/v1/remit/vp/agreement', 'full', agreementSchema, {
@@ -234,9 +262,16 @@ export const CARDS_UPDATE_LIMITS = endpoint('member.cards.updateLimits', 'PATCH'
 });
 
 /** `GET /v1/remit/swift-search`: scope `remittances:read`, merchant account. */
-export const REMITTANCES_SWIFT_SEARCH = endpoint('remittances.swiftSearch', 'GET', '/v1/remit/swift-search', 'full', swiftSearchResultSchema, {
-  scope: 'remittances:read',
-});
+export const REMITTANCES_SWIFT_SEARCH = endpoint(
+  'remittances.swiftSearch',
+  'GET',
+  '/v1/remit/swift-search',
+  'full',
+  swiftSearchResultSchema,
+  {
+    scope: 'remittances:read',
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // The 34 endpoints referenced by name only (Common rules). Shapes, scopes: not shown.
@@ -256,11 +291,18 @@ export const DEPOSITS_DECLARE = endpoint('member.deposits.declare', 'POST', '/v1
  * `POST /v1/withdrawals/{id}/confirm`. Member-scoped like the debit that created the order
  * (the member's `withdrawing` hold is cleared). Key: moves funds out of `withdrawing`.
  */
-export const WITHDRAWALS_CONFIRM = endpoint('member.withdrawals.confirm', 'POST', '/v1/withdrawals/{id}/confirm', 'loose', looseResultSchema, {
-  memberScoped: true,
-  idempotent: true,
-  movesFunds: true,
-});
+export const WITHDRAWALS_CONFIRM = endpoint(
+  'member.withdrawals.confirm',
+  'POST',
+  '/v1/withdrawals/{id}/confirm',
+  'loose',
+  looseResultSchema,
+  {
+    memberScoped: true,
+    idempotent: true,
+    movesFunds: true,
+  },
+);
 
 /** `POST /v1/withdrawals/{id}/fail`. Member-scoped (funds return to the member's `available`). Key: moves funds. */
 export const WITHDRAWALS_FAIL = endpoint('member.withdrawals.fail', 'POST', '/v1/withdrawals/{id}/fail', 'loose', looseResultSchema, {
@@ -293,16 +335,29 @@ export const MERCHANT_TOPUPS_LIST = endpoint('merchant.topups.list', 'GET', '/v1
 export const MERCHANT_BALANCES = endpoint('merchant.balances', 'GET', '/v1/merchant/balances', 'loose', loosePageSchema);
 
 /** `GET /v1/merchant/conversion-pairs`. Merchant account (the conversion price list). Assumed a list envelope. */
-export const MERCHANT_CONVERSION_PAIRS = endpoint('merchant.conversionPairs', 'GET', '/v1/merchant/conversion-pairs', 'loose', loosePageSchema);
+export const MERCHANT_CONVERSION_PAIRS = endpoint(
+  'merchant.conversionPairs',
+  'GET',
+  '/v1/merchant/conversion-pairs',
+  'loose',
+  loosePageSchema,
+);
 
 /**
  * `POST /v1/merchant/deposit-address`. Merchant account. Key: assumed to create (allocate) an
  * address object; a fresh key per call is harmless if the service ignores it. Its
  * `service_unavailable` carries `retry_after`.
  */
-export const MERCHANT_DEPOSIT_ADDRESS = endpoint('merchant.depositAddress', 'POST', '/v1/merchant/deposit-address', 'loose', looseResultSchema, {
-  idempotent: true,
-});
+export const MERCHANT_DEPOSIT_ADDRESS = endpoint(
+  'merchant.depositAddress',
+  'POST',
+  '/v1/merchant/deposit-address',
+  'loose',
+  looseResultSchema,
+  {
+    idempotent: true,
+  },
+);
 
 /** `GET /v1/kyc`. Member-scoped: polled for the member's KYC result after a submission. */
 export const KYC_STATUS = endpoint('member.kyc.status', 'GET', '/v1/kyc', 'loose', looseResultSchema, { memberScoped: true });
@@ -365,16 +420,30 @@ export const REMITTANCES_LIST = endpoint('member.remittances.list', 'GET', '/v1/
 });
 
 /** `GET /v1/remittances/{id}`. Member-scoped (other members' orders are `not_found`). */
-export const REMITTANCES_RETRIEVE = endpoint('member.remittances.retrieve', 'GET', '/v1/remittances/{id}', 'loose', remittanceRecordSchema, {
-  memberScoped: true,
-});
+export const REMITTANCES_RETRIEVE = endpoint(
+  'member.remittances.retrieve',
+  'GET',
+  '/v1/remittances/{id}',
+  'loose',
+  remittanceRecordSchema,
+  {
+    memberScoped: true,
+  },
+);
 
 /** `POST /v1/remittances/{id}/reconfirm`. Member-scoped. Key: moves funds (new price, extra hold). */
-export const REMITTANCES_RECONFIRM = endpoint('member.remittances.reconfirm', 'POST', '/v1/remittances/{id}/reconfirm', 'loose', remittanceRecordSchema, {
-  memberScoped: true,
-  idempotent: true,
-  movesFunds: true,
-});
+export const REMITTANCES_RECONFIRM = endpoint(
+  'member.remittances.reconfirm',
+  'POST',
+  '/v1/remittances/{id}/reconfirm',
+  'loose',
+  remittanceRecordSchema,
+  {
+    memberScoped: true,
+    idempotent: true,
+    movesFunds: true,
+  },
+);
 
 /** `GET /v1/reports/{id}`. Merchant account (reports are merchant exports). */
 export const REPORTS_RETRIEVE = endpoint('reports.retrieve', 'GET', '/v1/reports/{id}', 'loose', reportDetailSchema);
@@ -388,9 +457,16 @@ export const CARDS_PRODUCTS = endpoint('member.cards.products', 'GET', '/v1/card
 });
 
 /** `GET /v1/cards/products/{id}/quote`. Member-scoped: the spec passes `quick_kyc_binding_id` "on behalf of the same member". */
-export const CARDS_PRODUCT_QUOTE = endpoint('member.cards.productQuote', 'GET', '/v1/cards/products/{id}/quote', 'loose', looseResultSchema, {
-  memberScoped: true,
-});
+export const CARDS_PRODUCT_QUOTE = endpoint(
+  'member.cards.productQuote',
+  'GET',
+  '/v1/cards/products/{id}/quote',
+  'loose',
+  looseResultSchema,
+  {
+    memberScoped: true,
+  },
+);
 
 /** `POST /v1/cards/applications`. Member-scoped ("on behalf of the same member"). Key: creates an application, may charge fees and fund the card. */
 export const CARDS_APPLY = endpoint('member.cards.apply', 'POST', '/v1/cards/applications', 'loose', looseResultSchema, {

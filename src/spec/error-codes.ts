@@ -66,35 +66,85 @@ const FUND = 'Fund the account or lower the amount, then call again with a new i
 /** All 50 public codes of the catalogue, in the spec's order. */
 export const ERROR_CODES = {
   /** Token exchange: client id or api key wrong, key disabled or expired, or rotation overlap closed. */
-  invalid_credentials: row(401, 'authentication_error', 'fatal', 'Check the client id and api key (rotation closes old keys with no grace).'),
+  invalid_credentials: row(
+    401,
+    'authentication_error',
+    'fatal',
+    'Check the client id and api key (rotation closes old keys with no grace).',
+  ),
   /** Token missing, malformed, expired, or its key disabled, expired or reassigned. */
-  invalid_token: row(401, 'authentication_error', 'reauth', 'The SDK renews the token once and retries; persistent failures mean the key was revoked or reassigned.'),
+  invalid_token: row(
+    401,
+    'authentication_error',
+    'reauth',
+    'The SDK renews the token once and retries; persistent failures mean the key was revoked or reassigned.',
+  ),
   /** Signature mismatch, or a signature header missing or a non-numeric timestamp. */
-  invalid_signature: row(401, 'authentication_error', 'fatal', 'Check the signing key (not the api key) and that nothing rewrites the body or query in transit.'),
+  invalid_signature: row(
+    401,
+    'authentication_error',
+    'fatal',
+    'Check the signing key (not the api key) and that nothing rewrites the body or query in transit.',
+  ),
   /** Endpoint must be signed (no emission point currently). */
   signature_required: row(401, 'authentication_error', 'fatal', 'Sign the request (the SDK signs every write).'),
   /** `x-timestamp` more than 300 s from the service clock (often milliseconds sent). */
-  timestamp_out_of_range: row(401, 'authentication_error', 'reauth', 'The SDK corrects its clock offset from the Date header and retries once; fix the host clock (NTP).'),
+  timestamp_out_of_range: row(
+    401,
+    'authentication_error',
+    'reauth',
+    'The SDK corrects its clock offset from the Date header and retries once; fix the host clock (NTP).',
+  ),
   /** `x-nonce` already used within the 5-minute window. */
-  nonce_reused: row(401, 'authentication_error', 'reauth', 'The SDK sends a fresh nonce per attempt; seeing this means a request was replayed in transit.'),
+  nonce_reused: row(
+    401,
+    'authentication_error',
+    'reauth',
+    'The SDK sends a fresh nonce per attempt; seeing this means a request was replayed in transit.',
+  ),
   /** The token's environment differs from the deployment called. */
-  environment_mismatch: row(400, 'invalid_request_error', 'fatal', 'Use sandbox credentials with the sandbox host and live credentials with the production host.'),
+  environment_mismatch: row(
+    400,
+    'invalid_request_error',
+    'fatal',
+    'Use sandbox credentials with the sandbox host and live credentials with the production host.',
+  ),
   /** The key lacks the endpoint's scope. */
   insufficient_scope: row(403, 'permission_error', 'never', 'Grant the endpoint scope to the key (restricted scopes need approval).'),
   /** The caller's IP is not on the key's allowlist. */
-  ip_not_allowed: row(403, 'permission_error', 'never', 'Add the caller IP to the key allowlist (only single IPs, * prefixes and /8, /16, /24 CIDR match).'),
+  ip_not_allowed: row(
+    403,
+    'permission_error',
+    'never',
+    'Add the caller IP to the key allowlist (only single IPs, * prefixes and /8, /16, /24 CIDR match).',
+  ),
   /** Merchant entity nonexistent, suspended, frozen or closed. */
   merchant_disabled: row(403, 'permission_error', 'never', 'The merchant entity is suspended, frozen or closed; contact the service.'),
   /** A write was sent without `x-idempotency-key`. */
-  idempotency_key_required: row(400, 'invalid_request_error', 'new_key', 'Send an idempotency key (the SDK sends one on every endpoint that takes it).'),
+  idempotency_key_required: row(
+    400,
+    'invalid_request_error',
+    'new_key',
+    'Send an idempotency key (the SDK sends one on every endpoint that takes it).',
+  ),
   /** The key is not UUID-shaped (8-4-4-4-12 hex). */
   idempotency_key_invalid: row(400, 'invalid_request_error', 'new_key', 'Use an 8-4-4-4-12 hex key.'),
   /** `quote_id` sent to an endpoint that prices at execution time. */
   quote_lock_unsupported: row(400, 'invalid_request_error', 'new_key', 'Do not send quote_id to this endpoint.'),
   /** Same key with a different body or a different endpoint. */
-  idempotency_key_reused: row(409, 'idempotency_error', 'never', 'The key was used with another body or endpoint; resend the original body to read the earlier result.'),
+  idempotency_key_reused: row(
+    409,
+    'idempotency_error',
+    'never',
+    'The key was used with another body or endpoint; resend the original body to read the earlier result.',
+  ),
   /** The first request with this key is still processing. */
-  idempotency_in_progress: row(409, 'idempotency_error', 'same_key', 'The first request with this key is still running; the SDK retries with backoff.'),
+  idempotency_in_progress: row(
+    409,
+    'idempotency_error',
+    'same_key',
+    'The first request with this key is still running; the SDK retries with backoff.',
+  ),
   /** Member unknown, foreign, suspended or blocklisted. */
   member_not_found: row(404, 'not_found', 'never', 'The member is unknown, foreign, suspended or blocklisted.'),
   /** `x-on-behalf-of` missing on a member-scoped endpoint. */
@@ -106,7 +156,12 @@ export const ERROR_CODES = {
   /** The member already has 5 quick KYC bindings. */
   quick_kyc_limit: row(400, 'invalid_request_error', 'new_key', 'The member already has 5 quick KYC bindings.'),
   /** No unassigned pool profile matches. */
-  quick_kyc_exhausted: row(400, 'invalid_request_error', 'new_key', 'No unassigned pool profile matches; try another country or identity type.'),
+  quick_kyc_exhausted: row(
+    400,
+    'invalid_request_error',
+    'new_key',
+    'No unassigned pool profile matches; try another country or identity type.',
+  ),
   /** The quick KYC fee cannot be paid (10 USDT on first allocation). */
   quick_kyc_unpaid: row(400, 'invalid_request_error', 'new_key', FUND),
   /** The member's KYC level is below the line's requirement. */
@@ -116,19 +171,44 @@ export const ERROR_CODES = {
   /** The merchant prepaid available balance is too low. */
   merchant_insufficient_funds: row(400, 'invalid_request_error', 'new_key', FUND),
   /** Confirming a withdrawal would make the custody declaration negative. */
-  merchant_custody_shortfall: row(400, 'invalid_request_error', 'new_key', 'Raise the custody declaration for the asset before confirming.'),
+  merchant_custody_shortfall: row(
+    400,
+    'invalid_request_error',
+    'new_key',
+    'Raise the custody declaration for the asset before confirming.',
+  ),
   /** Product not authorised, withdrawn from sale, or prerequisites unmet. */
-  product_not_available: row(400, 'invalid_request_error', 'never', 'The product is not authorised, withdrawn or its prerequisites are unmet.'),
+  product_not_available: row(
+    400,
+    'invalid_request_error',
+    'never',
+    'The product is not authorised, withdrawn or its prerequisites are unmet.',
+  ),
   /** The card does not support the operation. */
   card_operation_not_supported: row(400, 'invalid_request_error', 'new_key', 'The card does not support the operation.'),
   /** A limit was reached (`limit_type`, `limit_scope` when present). */
-  limit_exceeded: row(400, 'invalid_request_error', 'new_key', 'A limit was reached (see limit_type and limit_scope); lower the amount or wait.'),
+  limit_exceeded: row(
+    400,
+    'invalid_request_error',
+    'new_key',
+    'A limit was reached (see limit_type and limit_scope); lower the amount or wait.',
+  ),
   /** Amount outside the product's permitted range (or below the slippage floor). */
-  amount_out_of_range: row(400, 'invalid_request_error', 'new_key', 'Use an amount within the product range (or above the slippage floor).'),
+  amount_out_of_range: row(
+    400,
+    'invalid_request_error',
+    'new_key',
+    'Use an amount within the product range (or above the slippage floor).',
+  ),
   /** Risk-control rejection, with no reason given. */
   request_rejected: row(400, 'invalid_request_error', 'never', 'Rejected by risk control; no reason is given. Do not retry.'),
   /** Strong authentication by the end user is needed (`hosted_url`). */
-  step_up_required: row(400, 'invalid_request_error', 'after_step_up', 'Send the end user to hosted_url, then retry with the same idempotency key.'),
+  step_up_required: row(
+    400,
+    'invalid_request_error',
+    'after_step_up',
+    'Send the end user to hosted_url, then retry with the same idempotency key.',
+  ),
   /** The order is past its cancellable point. */
   order_not_cancellable: row(400, 'invalid_request_error', 'never', 'The order is past its cancellable point.'),
   /** Asset not on the allowlist, disabled, or without a channel. */

@@ -12,8 +12,30 @@ export const ACTIVATION_LOCK_MS = 24 * 60 * 60 * 1000;
 export function defaultProducts(): ProductRecord[] {
   const max = { single: new Decimal(5000), daily: new Decimal(10000), monthly: new Decimal(50000) };
   return [
-    { id: 'cpd_sbx_virtual_usd', name: 'Sandbox Virtual USD', form: 'virtual', currency: 'USD', country: 'SG', kyc_level: 1, issuance_fee: new Decimal(5), min_initial_topup: new Decimal(10), max, enabled: true },
-    { id: 'cpd_sbx_physical_usd', name: 'Sandbox Physical USD', form: 'physical', currency: 'USD', country: 'SG', kyc_level: 1, issuance_fee: new Decimal(15), min_initial_topup: new Decimal(20), max, enabled: true },
+    {
+      id: 'cpd_sbx_virtual_usd',
+      name: 'Sandbox Virtual USD',
+      form: 'virtual',
+      currency: 'USD',
+      country: 'SG',
+      kyc_level: 1,
+      issuance_fee: new Decimal(5),
+      min_initial_topup: new Decimal(10),
+      max,
+      enabled: true,
+    },
+    {
+      id: 'cpd_sbx_physical_usd',
+      name: 'Sandbox Physical USD',
+      form: 'physical',
+      currency: 'USD',
+      country: 'SG',
+      kyc_level: 1,
+      issuance_fee: new Decimal(15),
+      min_initial_topup: new Decimal(20),
+      max,
+      enabled: true,
+    },
   ];
 }
 
@@ -109,7 +131,12 @@ export function closeCheck(c: CardRecord): Record<string, unknown> {
     authHeld: minor(c.authHeld, c.scale),
     withdrawable: minor(withdrawable, c.scale),
     // Below the minimum retained amount canClose stays false; POST close is sent directly.
-    canClose: phase === 'idle' && !c.pendingWithdraw && !c.closeRequested && c.balance.gte(c.minRetained) && !['closed', 'closing', 'expired'].includes(c.status),
+    canClose:
+      phase === 'idle' &&
+      !c.pendingWithdraw &&
+      !c.closeRequested &&
+      c.balance.gte(c.minRetained) &&
+      !['closed', 'closing', 'expired'].includes(c.status),
     pendingWithdraw: c.pendingWithdraw,
     closeRequested: c.closeRequested,
     closePhase: phase,

@@ -23,12 +23,19 @@ export interface SandboxClientOptions extends Partial<MerchantClientOptions> {
  * A WHATWG-style fetch answering from the simulator in-process. The request's bytes and
  * path-with-query are passed unchanged, so signatures verify exactly as over a socket.
  */
-export function createSandboxFetch(handle: (req: SandboxRequest) => Promise<SandboxResponse>): (input: string, init: RequestInit) => Promise<Response> {
+export function createSandboxFetch(
+  handle: (req: SandboxRequest) => Promise<SandboxResponse>,
+): (input: string, init: RequestInit) => Promise<Response> {
   return async (input, init) => {
     const url = new URL(input);
     const body = init.body === undefined || init.body === null ? undefined : new Uint8Array(await new Response(init.body).arrayBuffer());
     if (init.signal?.aborted) throw init.signal.reason;
-    const res = await handle({ method: init.method ?? 'GET', url: url.pathname + url.search, headers: new Headers(init.headers), body: body ?? null });
+    const res = await handle({
+      method: init.method ?? 'GET',
+      url: url.pathname + url.search,
+      headers: new Headers(init.headers),
+      body: body ?? null,
+    });
     // A reset connection surfaces as fetch's own network error.
     if (res.reset) throw new TypeError('fetch failed', { cause: new Error('socket hang up (sandbox reset fault)') });
     return new Response(res.status === 204 || res.status === 304 ? null : res.body, { status: res.status, headers: res.headers });

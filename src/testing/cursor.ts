@@ -72,9 +72,7 @@ export function paginate<T extends Keyed>(
   const sorted = [...items].sort(keysetOrder);
   const raw = query.get('cursor');
   const after = raw ? decode(raw, ctx) : undefined;
-  const start = after
-    ? sorted.findIndex((it) => it.created_at < after.t || (it.created_at === after.t && it.id < after.i))
-    : 0;
+  const start = after ? sorted.findIndex((it) => it.created_at < after.t || (it.created_at === after.t && it.id < after.i)) : 0;
   const rest = start < 0 ? [] : sorted.slice(start);
   const page = rest.slice(0, limit);
   const has_more = rest.length > limit;

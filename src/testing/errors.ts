@@ -87,12 +87,6 @@ export function fail(code: string, message: string, options?: ServiceErrorOption
 }
 
 /** Serialises the flat envelope `{type, code, message, request_id, ...extra}`. */
-export function envelope(
-  status: number,
-  code: string,
-  message: string,
-  requestId: string,
-  extra: Record<string, unknown> = {},
-): string {
+export function envelope(status: number, code: string, message: string, requestId: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ type: typeOf(status), code, message, request_id: requestId, ...extra });
 }

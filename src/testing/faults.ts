@@ -149,9 +149,7 @@ export class FaultRegistry implements SandboxFaults {
   take(method: string, path: string): Fault | undefined {
     const slot = this.slots.find(
       (s) =>
-        s.remaining > 0 &&
-        (s.match.method === undefined || s.match.method.toUpperCase() === method) &&
-        pathMatches(s.match.path, path),
+        s.remaining > 0 && (s.match.method === undefined || s.match.method.toUpperCase() === method) && pathMatches(s.match.path, path),
     );
     if (!slot) return undefined;
     slot.remaining -= 1;

@@ -19,11 +19,7 @@ interface Entry {
 }
 
 /** Outcome of claiming a key. */
-export type Claim =
-  | { kind: 'new' }
-  | { kind: 'replay'; response: StoredResponse }
-  | { kind: 'reused' }
-  | { kind: 'in_progress' };
+export type Claim = { kind: 'new' } | { kind: 'replay'; response: StoredResponse } | { kind: 'reused' } | { kind: 'in_progress' };
 
 /**
  * Keys per merchant (one sandbox, one merchant). The request hash covers the body only, plus

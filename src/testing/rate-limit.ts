@@ -1,12 +1,5 @@
 /** Quota names: the spec's four buckets plus the other limits it lists. */
-export type QuotaName =
-  | 'deposits'
-  | 'members_write'
-  | 'orders'
-  | 'reads'
-  | 'token'
-  | 'swift_search'
-  | 'qrpay_quotes_member';
+export type QuotaName = 'deposits' | 'members_write' | 'orders' | 'reads' | 'token' | 'swift_search' | 'qrpay_quotes_member';
 
 /** Default quotas per 60-second window (spec: Limits > Rate limits). */
 export const DEFAULT_QUOTAS: Readonly<Record<QuotaName, number>> = {

@@ -128,7 +128,16 @@ function initialStore(options: SandboxOptions, merchantId: string): Store {
       status: 'active',
       prepaid: new Map(),
       custodyDeclared: new Map(),
-      lines: { withdraw: true, deposit: true, conversion: true, exchange: true, qrpay: true, remit: true, card: true, deposit_address: true },
+      lines: {
+        withdraw: true,
+        deposit: true,
+        conversion: true,
+        exchange: true,
+        qrpay: true,
+        remit: true,
+        card: true,
+        deposit_address: true,
+      },
       quickKyc: { enabled: true, pool: 100, fee: new Decimal(10), feeAsset: 'USDT' },
       qrFeeRate: new Decimal('0.005'),
       agreement: {

@@ -24,7 +24,10 @@ export interface SandboxServer {
 }
 
 /** Serves `handle` over node:http; `req.url` is passed through as the exact path and query. */
-export async function listen(handle: (req: SandboxRequest) => Promise<SandboxResponse>, options: ListenOptions = {}): Promise<SandboxServer> {
+export async function listen(
+  handle: (req: SandboxRequest) => Promise<SandboxResponse>,
+  options: ListenOptions = {},
+): Promise<SandboxServer> {
   const host = options.host ?? '127.0.0.1';
   const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {

@@ -159,7 +159,10 @@ function faultResponse(f: Fault, requestId: string): SandboxResponse {
       return errorResponse(new ServiceError(f.code ?? 'brand_new_code', 'Something new happened.', { status }), requestId);
     }
     case 'timestamp_skew':
-      return errorResponse(new ServiceError('timestamp_out_of_range', 'x-timestamp is more than 300 seconds from the service clock.'), requestId);
+      return errorResponse(
+        new ServiceError('timestamp_out_of_range', 'x-timestamp is more than 300 seconds from the service clock.'),
+        requestId,
+      );
     case 'delay':
       throw new Error('delay is not a response');
   }
@@ -177,7 +180,11 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
     }
     const { token, expiresAt } = keys.exchange(headers['x-client-id'], headers['x-api-key'], now);
     store.stats.tokenExchanges += 1;
-    return json(200, { auth_token: token, expired_at: Math.floor(expiresAt / 1000), token_type: 'Bearer', scopes: [...deps.scopes()] }, requestId);
+    return json(
+      200,
+      { auth_token: token, expired_at: Math.floor(expiresAt / 1000), token_type: 'Bearer', scopes: [...deps.scopes()] },
+      requestId,
+    );
   }
 
   /** Runs a handler; `storable` is false for failures that must not be kept under the key. */
@@ -295,7 +302,8 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
         } catch {
           fail('invalid_request', 'The body is not valid JSON.');
         }
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) fail('invalid_request', 'The body must be a JSON object.');
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+          fail('invalid_request', 'The body must be a JSON object.');
         return parsed as Record<string, unknown>;
       },
       requireMember() {

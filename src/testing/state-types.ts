@@ -315,12 +315,22 @@ export interface SandboxState {
   setConversionPair(
     from: string,
     to: string,
-    patch: { enabled?: boolean; fee_rate?: AmountInput; fee_side?: 'from' | 'to'; min_from_amount?: AmountInput; max_from_amount?: AmountInput; rate?: AmountInput },
+    patch: {
+      enabled?: boolean;
+      fee_rate?: AmountInput;
+      fee_side?: 'from' | 'to';
+      min_from_amount?: AmountInput;
+      max_from_amount?: AmountInput;
+      rate?: AmountInput;
+    },
   ): void;
   /** Adds or replaces an asset of the catalogue (disable with `enabled: false`). */
   setAsset(asset: SandboxAsset): void;
   /** Sets agreement texts per language (null: not configured). */
-  setAgreement(agreement: Record<string, { title: string; body: string }> | null, intro?: Record<string, { title: string; body: string }> | null): void;
+  setAgreement(
+    agreement: Record<string, { title: string; body: string }> | null,
+    intro?: Record<string, { title: string; body: string }> | null,
+  ): void;
   /** Configures quick KYC: enabled, pool size, first-allocation fee. */
   setQuickKyc(config: { enabled?: boolean; pool?: number; fee?: AmountInput }): void;
   /** Merchant-funded QR fee rate (e.g. `0.005`; 0 means no fee). */
@@ -345,7 +355,14 @@ export interface SandboxState {
   /** Makes every cursor issued so far expired: the next page request restarts at page one. */
   expireCursors(): void;
   /** Registers a withdrawal address for `GET /v1/withdraw-addresses`. */
-  seedWithdrawAddress(input: { member?: string; asset: string; network?: string; address: string; label?: string; usable?: boolean }): string;
+  seedWithdrawAddress(input: {
+    member?: string;
+    asset: string;
+    network?: string;
+    address: string;
+    label?: string;
+    usable?: boolean;
+  }): string;
   /** Seeds a shipping address; returns its id. */
   seedAddress(member: string, fields: Record<string, string>, isDefault?: boolean): string;
   /** Applies expiries due at the current sandbox time (normally automatic). */

@@ -35,7 +35,6 @@ import type {
   SandboxState,
 } from './state-types.js';
 
-
 /** Builds the facade over a store. */
 export function createState(store: Store, now: () => number, emit: (e: EmitRequest) => void): SandboxState {
   const mustMember = (ref: string): MemberRecord => {
@@ -101,7 +100,9 @@ export function createState(store: Store, now: () => number, emit: (e: EmitReque
       return [...store.withdrawals.values()].map((w) => withdrawalView(store.assets, w));
     },
     get reports() {
-      return [...store.reports.values()].sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1)).map((r) => reportView(r) as unknown as ReportSnapshot);
+      return [...store.reports.values()]
+        .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1))
+        .map((r) => reportView(r) as unknown as ReportSnapshot);
     },
     effects: store.effects,
     countEffects(kind) {
@@ -152,7 +153,10 @@ export function createState(store: Store, now: () => number, emit: (e: EmitReque
       if (level === 1) m.kyc.l1 = result;
       else m.kyc.l2 = result;
       if (m.kyc.kyc_id === '') m.kyc.kyc_id = `kyc_${++store.seq.kyc}`;
-      emit({ event_type: 'kyc.result.updated', data: { object: 'kyc', id: m.kyc.kyc_id, external_member_id: m.external_member_id, status: result } });
+      emit({
+        event_type: 'kyc.result.updated',
+        data: { object: 'kyc', id: m.kyc.kyc_id, external_member_id: m.external_member_id, status: result },
+      });
     },
     openVpAccount(ref) {
       const m = mustMember(ref);
@@ -302,8 +306,16 @@ export function createState(store: Store, now: () => number, emit: (e: EmitReque
         prepaidAsset,
         action: input.action === undefined ? 'auto' : input.action,
         waitingOn: input.waiting_on,
-        supplement: input.supplement ? { round: 1, status: input.supplement, created_at: t, submitted_at: input.supplement === 'SUBMITTED' ? t : undefined } : undefined,
-        slippage: { moved_bps: s.moved_bps ?? 150, slippage_bps: s.slippage_bps ?? 100, new_total: newTotal, extra_charge: extraCharge, extra_locked: extraLocked },
+        supplement: input.supplement
+          ? { round: 1, status: input.supplement, created_at: t, submitted_at: input.supplement === 'SUBMITTED' ? t : undefined }
+          : undefined,
+        slippage: {
+          moved_bps: s.moved_bps ?? 150,
+          slippage_bps: s.slippage_bps ?? 100,
+          new_total: newTotal,
+          extra_charge: extraCharge,
+          extra_locked: extraLocked,
+        },
         needsReconfirmSince: input.needs_reconfirm_since ?? t,
         rounds: input.rounds ?? 0,
         created_at: input.created_at ?? t,

@@ -14,14 +14,25 @@ export function sweep(store: Store, now: number, emit: (e: EmitRequest) => void)
     if (r.status === 'needs_reconfirm' && r.action === 'auto' && now >= r.needsReconfirmSince + RECONFIRM_WINDOW_MS) {
       const amount = totalHeld(r);
       releaseHolds(store, r, 'refunded');
-      store.effects.push({ kind: 'remittance.refund', id: r.id, idempotencyKey: null, at: now, memberId: r.memberId, asset: r.asset, amount: amount.toFixed() });
+      store.effects.push({
+        kind: 'remittance.refund',
+        id: r.id,
+        idempotencyKey: null,
+        at: now,
+        memberId: r.memberId,
+        asset: r.asset,
+        amount: amount.toFixed(),
+      });
     }
   }
   for (const c of store.cards.values()) {
     if (c.status === 'unfreezing' && now >= c.statusChangedAt + UNFREEZE_MS) {
       c.status = 'active';
       c.statusChangedAt = now;
-      emit({ event_type: 'card.status.updated', data: { object: 'card', id: c.id, external_member_id: externalIdOf(store, c.memberId), status: 'active' } });
+      emit({
+        event_type: 'card.status.updated',
+        data: { object: 'card', id: c.id, external_member_id: externalIdOf(store, c.memberId), status: 'active' },
+      });
     }
   }
   for (const r of store.reports.values()) {

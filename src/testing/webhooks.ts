@@ -127,11 +127,15 @@ function post(url: string, req: { headers: Record<string, string>; body: string;
     const mod = u.protocol === 'https:' ? https : http;
     const body = Buffer.from(req.body, 'utf8');
     // agent: false, so no keep-alive socket outlives the delivery and holds a receiver open.
-    const r = mod.request(u, { method: 'POST', agent: false, headers: { ...req.headers, 'content-length': String(body.length) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
+    const r = mod.request(
+      u,
+      { method: 'POST', agent: false, headers: { ...req.headers, 'content-length': String(body.length) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
     const timer = setTimeout(() => r.destroy(new Error(`timeout after ${req.timeoutMs} ms`)), req.timeoutMs);
     r.on('close', () => clearTimeout(timer));
     r.on('error', reject);
@@ -148,7 +152,12 @@ export interface InternalWebhooks extends SandboxWebhooks {
 }
 
 /** Creates the webhook emitter; `now` is the sandbox clock (for `created_at`). */
-export function createWebhooks(init: { merchantId: string; now: () => number; secret?: string; options?: WebhookDeliveryOptions }): InternalWebhooks {
+export function createWebhooks(init: {
+  merchantId: string;
+  now: () => number;
+  secret?: string;
+  options?: WebhookDeliveryOptions;
+}): InternalWebhooks {
   const receivers: string[] = [];
   const events: WebhookEnvelope[] = [];
   const deliveries: WebhookDelivery[] = [];

@@ -1,6 +1,11 @@
 import type { z } from 'zod';
 import type { KnownEventType, NamedEventType } from './event-types.js';
-import type { card3dsReceivedDataSchema, cardTopupCreditedDataSchema, eventDataSchema, exchangeOrderExecutedDataSchema } from './schemas.js';
+import type {
+  card3dsReceivedDataSchema,
+  cardTopupCreditedDataSchema,
+  eventDataSchema,
+  exchangeOrderExecutedDataSchema,
+} from './schemas.js';
 
 /**
  * `data` fields every event carries: identifiers and status only, never amounts.

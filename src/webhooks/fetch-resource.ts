@@ -42,7 +42,10 @@ export interface FetchEventResourceOptions {
 }
 
 /** The route for an event's `data.object`, or `undefined` when none is known. */
-export function eventResourceRoute(event: WebhookEvent, routes?: Readonly<Record<string, EventResourceRoute>>): EventResourceRoute | undefined {
+export function eventResourceRoute(
+  event: WebhookEvent,
+  routes?: Readonly<Record<string, EventResourceRoute>>,
+): EventResourceRoute | undefined {
   const kind = event.data.object;
   if (routes !== undefined && Object.hasOwn(routes, kind)) return routes[kind];
   return Object.hasOwn(EVENT_RESOURCE_ROUTES, kind) ? EVENT_RESOURCE_ROUTES[kind] : undefined;
@@ -61,7 +64,11 @@ export function eventResourceRoute(event: WebhookEvent, routes?: Readonly<Record
  * @throws InvalidArgumentError when a member-scoped resource's event has no `external_member_id`.
  * @throws ApiError and the client's other errors from the call itself.
  */
-export async function fetchEventResource<T = unknown>(client: EventResourceClient, event: WebhookEvent, options: FetchEventResourceOptions = {}): Promise<T> {
+export async function fetchEventResource<T = unknown>(
+  client: EventResourceClient,
+  event: WebhookEvent,
+  options: FetchEventResourceOptions = {},
+): Promise<T> {
   const { object, id, external_member_id: member } = event.data;
   const route = eventResourceRoute(event, options.routes);
   if (route === undefined) {
@@ -69,12 +76,24 @@ export async function fetchEventResource<T = unknown>(client: EventResourceClien
       object === 'card_topup' && id.startsWith('first:')
         ? `${id} is the initial top-up at issuance and has no ctp_ row; read the card (GET /v1/cards/{id}) once your application record gives its id`
         : `the spec shows no GET endpoint for data.object "${object}"`;
-    throw new UnsupportedEventResourceError(object, id, `Cannot fetch the resource of ${event.event_type} ${event.event_id}: ${why}. Known kinds: ${Object.keys(EVENT_RESOURCE_ROUTES).join(', ')}; pass options.routes for others.`);
+    throw new UnsupportedEventResourceError(
+      object,
+      id,
+      `Cannot fetch the resource of ${event.event_type} ${event.event_id}: ${why}. Known kinds: ${Object.keys(EVENT_RESOURCE_ROUTES).join(', ')}; pass options.routes for others.`,
+    );
   }
   if (route.memberScoped && member.trim() === '') {
-    throw new InvalidArgumentError('event.data.external_member_id', `is empty, and ${object} resources are member-scoped (x-on-behalf-of is required).`);
+    throw new InvalidArgumentError(
+      'event.data.external_member_id',
+      `is empty, and ${object} resources are member-scoped (x-on-behalf-of is required).`,
+    );
   }
   const path = fillPath(route.path, { id });
-  const req: RawRequest = { method: 'GET', path, ...(route.memberScoped ? { onBehalfOf: member } : {}), ...(options.options ? { options: options.options } : {}) };
+  const req: RawRequest = {
+    method: 'GET',
+    path,
+    ...(route.memberScoped ? { onBehalfOf: member } : {}),
+    ...(options.options ? { options: options.options } : {}),
+  };
   return client.request<T>(req);
 }

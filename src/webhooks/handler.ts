@@ -94,7 +94,10 @@ function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: 
   if (options.verify !== undefined && typeof options.verify !== 'function') throw new InvalidArgumentError('verify', 'must be a function.');
   const timeoutMs = options.timeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
   if (!(timeoutMs > 0 && timeoutMs < DELIVERY_TIMEOUT_MS)) {
-    throw new InvalidArgumentError('timeoutMs', `must be above 0 and below ${DELIVERY_TIMEOUT_MS} ms: the service times a delivery out after 10 s and retries it.`);
+    throw new InvalidArgumentError(
+      'timeoutMs',
+      `must be above 0 and below ${DELIVERY_TIMEOUT_MS} ms: the service times a delivery out after 10 s and retries it.`,
+    );
   }
   const claimTtlMs = options.claimTtlMs ?? 60_000;
   if (!(claimTtlMs > timeoutMs)) throw new InvalidArgumentError('claimTtlMs', 'must exceed timeoutMs.');
@@ -131,7 +134,11 @@ function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: 
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
   const settings = settingsOf(options);
   if (settings.verify === undefined) {
-    log(settings.logger, 'warn', 'webhooks: no verify hook, so deliveries are not authenticated. The spec does not publish the z-signature procedure: obtain it from the service and pass verify.');
+    log(
+      settings.logger,
+      'warn',
+      'webhooks: no verify hook, so deliveries are not authenticated. The spec does not publish the z-signature procedure: obtain it from the service and pass verify.',
+    );
   }
   const handle = (rawBody: string | Uint8Array, headers: WebhookHeaders, startedAt = Date.now()): Promise<WebhookResponse> =>
     processDelivery(settings, rawBody, headers, startedAt).catch((err: unknown) => {
@@ -142,7 +149,12 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   return Object.assign(listener, { handle: (rawBody: string | Uint8Array, headers: WebhookHeaders) => handle(rawBody, headers) });
 }
 
-async function processDelivery(s: Settings, rawBody: string | Uint8Array, rawHeaders: WebhookHeaders, startedAt: number): Promise<WebhookResponse> {
+async function processDelivery(
+  s: Settings,
+  rawBody: string | Uint8Array,
+  rawHeaders: WebhookHeaders,
+  startedAt: number,
+): Promise<WebhookResponse> {
   const headers = normalizeHeaders(rawHeaders);
   let bytes: Buffer;
   try {
@@ -165,7 +177,10 @@ async function processDelivery(s: Settings, rawBody: string | Uint8Array, rawHea
     event = parseEvent(bytes, headers);
   } catch (err) {
     if (!(err instanceof WebhookParseError)) throw err;
-    log(s.logger, 'warn', `webhooks: malformed delivery answered 400: ${err.message}`, { eventId: headers['z-event-id'], reason: err.reason });
+    log(s.logger, 'warn', `webhooks: malformed delivery answered 400: ${err.message}`, {
+      eventId: headers['z-event-id'],
+      reason: err.reason,
+    });
     return respond('invalid_event', err.message);
   }
   const fields = { eventId: event.event_id, eventType: event.event_type };
@@ -186,7 +201,12 @@ async function processDelivery(s: Settings, rawBody: string | Uint8Array, rawHea
     return respond('in_progress', 'The event is being processed; deliver again later.', event);
   }
   if (claim !== 'claimed') {
-    log(s.logger, 'error', `webhooks: event store claim returned ${JSON.stringify(claim)}, expected 'claimed', 'duplicate' or 'in_progress'`, fields);
+    log(
+      s.logger,
+      'error',
+      `webhooks: event store claim returned ${JSON.stringify(claim)}, expected 'claimed', 'duplicate' or 'in_progress'`,
+      fields,
+    );
     return respond('store_error', 'The receiver could not record the event; deliver again.', event);
   }
   return runOnEvent(s, event, headers, startedAt);
@@ -219,7 +239,12 @@ async function runOnEvent(s: Settings, event: WebhookEvent, headers: WebhookHead
 
   if (result === 'timeout') {
     controller.abort(new WebhookTimeoutError(s.timeoutMs));
-    log(s.logger, 'error', `webhooks: onEvent did not finish within ${s.timeoutMs} ms (the service times out at 10 s); answered 503 so that the service retries. Move slow work to a queue.`, { ...fields, durationMs: Date.now() - startedAt });
+    log(
+      s.logger,
+      'error',
+      `webhooks: onEvent did not finish within ${s.timeoutMs} ms (the service times out at 10 s); answered 503 so that the service retries. Move slow work to a queue.`,
+      { ...fields, durationMs: Date.now() - startedAt },
+    );
     // Settle the claim when onEvent does: completed if it still succeeds, released otherwise.
     void settled.then((late) => (late.ok ? finish(s, event, 'late') : release(s, event, late.error, 'late')));
     return respond('timeout', `Processing exceeded ${s.timeoutMs} ms; deliver again.`, event);
@@ -230,7 +255,12 @@ async function runOnEvent(s: Settings, event: WebhookEvent, headers: WebhookHead
   }
   const durationMs = Date.now() - startedAt;
   if (durationMs >= s.warnAfterMs) {
-    log(s.logger, 'warn', `webhooks: onEvent took ${durationMs} ms, close to the bound of ${s.timeoutMs} ms (the service times out at 10 s). Move slow work to a queue.`, { ...fields, durationMs });
+    log(
+      s.logger,
+      'warn',
+      `webhooks: onEvent took ${durationMs} ms, close to the bound of ${s.timeoutMs} ms (the service times out at 10 s). Move slow work to a queue.`,
+      { ...fields, durationMs },
+    );
   }
   await finish(s, event, 'now');
   return respond('processed', undefined, event);
@@ -240,7 +270,14 @@ async function finish(s: Settings, event: WebhookEvent, when: 'now' | 'late'): P
   const fields = { eventId: event.event_id, eventType: event.event_type };
   try {
     await s.store.complete(event.event_id);
-    log(s.logger, when === 'late' ? 'warn' : 'debug', when === 'late' ? 'webhooks: onEvent finished after the delivery was answered 503; recorded as processed' : 'webhooks: event processed', fields);
+    log(
+      s.logger,
+      when === 'late' ? 'warn' : 'debug',
+      when === 'late'
+        ? 'webhooks: onEvent finished after the delivery was answered 503; recorded as processed'
+        : 'webhooks: event processed',
+      fields,
+    );
   } catch (err) {
     // The work is done; acknowledging is still right. A redelivery may be processed again.
     log(s.logger, 'error', `webhooks: event processed but the store could not record it: ${errorText(err)}`, fields);
@@ -249,8 +286,15 @@ async function finish(s: Settings, event: WebhookEvent, when: 'now' | 'late'): P
 
 async function release(s: Settings, event: WebhookEvent, error: unknown, when: 'now' | 'late'): Promise<void> {
   const fields = { eventId: event.event_id, eventType: event.event_type };
-  if (error instanceof WebhookTimeoutError) log(s.logger, 'info', 'webhooks: onEvent stopped on its abort signal; claim released so that the redelivery is processed', fields);
-  else log(s.logger, 'error', `webhooks: onEvent failed${when === 'late' ? ' after the delivery timed out' : ''}; claim released so that the redelivery is processed: ${errorText(error)}`, fields);
+  if (error instanceof WebhookTimeoutError)
+    log(s.logger, 'info', 'webhooks: onEvent stopped on its abort signal; claim released so that the redelivery is processed', fields);
+  else
+    log(
+      s.logger,
+      'error',
+      `webhooks: onEvent failed${when === 'late' ? ' after the delivery timed out' : ''}; claim released so that the redelivery is processed: ${errorText(error)}`,
+      fields,
+    );
   try {
     await s.store.release(event.event_id);
   } catch (err) {

@@ -13,7 +13,9 @@ export type WebhookHeaders =
 /** Headers normalised to lower-case names and single string values (repeated values joined by `, `). */
 export type WebhookHeaderMap = Readonly<Record<string, string>>;
 
-function isFetchHeaders(headers: WebhookHeaders): headers is { get(name: string): string | null; forEach(cb: (value: string, key: string) => void): void } {
+function isFetchHeaders(
+  headers: WebhookHeaders,
+): headers is { get(name: string): string | null; forEach(cb: (value: string, key: string) => void): void } {
   return typeof (headers as { get?: unknown }).get === 'function' && typeof (headers as { forEach?: unknown }).forEach === 'function';
 }
 

@@ -53,7 +53,13 @@ export {
   type WebhookVerifier,
 } from './handler.js';
 export { OUTCOME_STATUS, type WebhookOutcome, type WebhookResponse, type WebhookResponseBody } from './responses.js';
-export { StatusTracker, eventResourceKey, type TrackedStatus, type StatusTrackerOptions, type PolledStatusOptions } from './status-tracker.js';
+export {
+  StatusTracker,
+  eventResourceKey,
+  type TrackedStatus,
+  type StatusTrackerOptions,
+  type PolledStatusOptions,
+} from './status-tracker.js';
 export { DEFAULT_TERMINAL_STATES } from './terminal-states.js';
 export {
   fetchEventResource,

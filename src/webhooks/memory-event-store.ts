@@ -35,7 +35,8 @@ export class MemoryEventStore implements EventStore {
     this.#maxEntries = options.maxEntries ?? 10_000;
     this.#now = options.now ?? Date.now;
     if (!(this.#retentionMs > 0)) throw new InvalidArgumentError('retentionMs', 'must be a positive number of milliseconds.');
-    if (!Number.isInteger(this.#maxEntries) || this.#maxEntries < 1) throw new InvalidArgumentError('maxEntries', 'must be a positive integer.');
+    if (!Number.isInteger(this.#maxEntries) || this.#maxEntries < 1)
+      throw new InvalidArgumentError('maxEntries', 'must be a positive integer.');
   }
 
   /** {@inheritDoc EventStore.claim} */

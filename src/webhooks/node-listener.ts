@@ -13,7 +13,11 @@ export type HandleDelivery = (rawBody: string | Uint8Array, headers: WebhookHead
  * middleware: a body already read by `express.raw()` (a Buffer on `req.body`) is used as is,
  * and a body parsed by a JSON middleware is refused with a message naming the cause.
  */
-export function createNodeListener(handle: HandleDelivery, maxBodyBytes: number, logger: Logger | undefined): (req: IncomingMessage, res: ServerResponse) => void {
+export function createNodeListener(
+  handle: HandleDelivery,
+  maxBodyBytes: number,
+  logger: Logger | undefined,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     void serve(req, res).catch((err: unknown) => {
       log(logger, 'error', `webhooks: could not answer a delivery: ${err instanceof Error ? err.message : String(err)}`);

@@ -61,7 +61,11 @@ export function parseEvent(rawBody: string | Uint8Array, headers: WebhookHeaders
   const data = schema.safeParse(event.data);
   if (!data.success) {
     const issues = issuesOf(data.error, ['data']);
-    throw new WebhookParseError('invalid_event_data', `The data of ${event.event_type} ${event.event_id} does not match the spec: ${describe(issues)}.`, issues);
+    throw new WebhookParseError(
+      'invalid_event_data',
+      `The data of ${event.event_type} ${event.event_id} does not match the spec: ${describe(issues)}.`,
+      issues,
+    );
   }
   return { ...event, data: data.data, known: true } as WebhookEvent;
 }
@@ -76,7 +80,10 @@ function checkHeaders(headers: Readonly<Record<string, string>>, eventId: string
       throw new WebhookParseError('missing_header', `The ${name} header is missing; the service sends it with every delivery.`);
     }
     if (value.trim() !== expected) {
-      throw new WebhookParseError('header_mismatch', `The ${name} header (${truncate(value)}) does not match the body (${truncate(expected)}).`);
+      throw new WebhookParseError(
+        'header_mismatch',
+        `The ${name} header (${truncate(value)}) does not match the body (${truncate(expected)}).`,
+      );
     }
   }
 }

@@ -14,8 +14,14 @@ const RAW_BODY_HINT =
  */
 export function toRawBytes(rawBody: unknown): Buffer {
   if (typeof rawBody === 'string') return Buffer.from(rawBody, 'utf8');
-  if (rawBody instanceof Uint8Array) return Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
-  const what = rawBody === undefined || rawBody === null ? `no body (${String(rawBody)})` : typeof rawBody === 'object' ? `an object (${rawBody.constructor?.name ?? 'no prototype'})` : `a ${typeof rawBody}`;
+  if (rawBody instanceof Uint8Array)
+    return Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  const what =
+    rawBody === undefined || rawBody === null
+      ? `no body (${String(rawBody)})`
+      : typeof rawBody === 'object'
+        ? `an object (${rawBody.constructor?.name ?? 'no prototype'})`
+        : `a ${typeof rawBody}`;
   throw new WebhookParseError('raw_body_required', `The webhook body was ${what}, not a string or bytes: ${RAW_BODY_HINT}`);
 }
 

@@ -135,7 +135,13 @@ export class StatusTracker {
   #set(resourceKey: string, status: string, statusVersion: number | undefined, source: 'event' | 'poll'): boolean {
     const current = this.#entries.get(resourceKey);
     const changed = current === undefined || current.status !== status;
-    this.#entries.set(resourceKey, { status, statusVersion, source, terminal: this.isTerminal(resourceKey, status), updatedAt: this.#now() });
+    this.#entries.set(resourceKey, {
+      status,
+      statusVersion,
+      source,
+      terminal: this.isTerminal(resourceKey, status),
+      updatedAt: this.#now(),
+    });
     return changed;
   }
 }

@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, ERROR_CODES, ERROR_TYPES, MalformedResponseError, ResponseValidationError, isApiError, type MerchantClient } from '../../src/index.js';
+import {
+  ApiError,
+  ERROR_CODES,
+  ERROR_TYPES,
+  MalformedResponseError,
+  ResponseValidationError,
+  isApiError,
+  type MerchantClient,
+} from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
 import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 
@@ -13,8 +21,20 @@ describe('the code table', () => {
     }
   });
   it('classes the spec retry rules', () => {
-    for (const c of ['api_error', 'upstream_error', 'upstream_timeout', 'idempotency_in_progress'] as const) expect(ERROR_CODES[c].retry).toBe('same_key');
-    for (const c of ['request_rejected', 'insufficient_scope', 'ip_not_allowed', 'merchant_disabled', 'product_not_available', 'order_not_cancellable', 'state_invalid', 'not_found', 'member_not_found', 'resource_not_found'] as const)
+    for (const c of ['api_error', 'upstream_error', 'upstream_timeout', 'idempotency_in_progress'] as const)
+      expect(ERROR_CODES[c].retry).toBe('same_key');
+    for (const c of [
+      'request_rejected',
+      'insufficient_scope',
+      'ip_not_allowed',
+      'merchant_disabled',
+      'product_not_available',
+      'order_not_cancellable',
+      'state_invalid',
+      'not_found',
+      'member_not_found',
+      'resource_not_found',
+    ] as const)
       expect(ERROR_CODES[c].retry).toBe('never');
     expect(ERROR_CODES.step_up_required.retry).toBe('after_step_up');
     expect(ERROR_CODES.rate_limited.retry).toBe('after_wait');
@@ -35,7 +55,9 @@ afterEach(async () => {
 describe('error responses', () => {
   it('exposes code, type, status, message, request id, headers, key and typed extras', async () => {
     server.on('POST', '/v1/remit/payees', apiError(400, 'invalid_fields', { fields: [{ key: 'iban', reason: 'format' }], reason: 'bad' }));
-    const err = await client.request({ method: 'POST', path: '/v1/remit/payees', body: {}, onBehalfOf: 'm', idempotent: true }).catch((e: unknown) => e);
+    const err = await client
+      .request({ method: 'POST', path: '/v1/remit/payees', body: {}, onBehalfOf: 'm', idempotent: true })
+      .catch((e: unknown) => e);
     if (!isApiError(err, 'invalid_fields')) throw new Error('expected invalid_fields');
     expect(err).toBeInstanceOf(ApiError);
     expect(err.type).toBe('invalid_request_error');
@@ -109,8 +131,14 @@ describe('what a hostile error response can make the SDK print', () => {
 
   it('control characters in a code or message are escaped in the error and in log lines', async () => {
     const lines: string[] = [];
-    const logged = wireClient(server.url, { maxRetries: 1, logger: { info: (m, f) => lines.push(`${m} ${JSON.stringify(f)}`), warn: (m, f) => lines.push(`${m} ${JSON.stringify(f)}`) } });
-    server.on('GET', '/v1/assets', { status: 500, body: { type: 'api_error', code: 'odd\r\nX-Injected: 1', message: 'bad\u001b[31m red', request_id: 'r' } });
+    const logged = wireClient(server.url, {
+      maxRetries: 1,
+      logger: { info: (m, f) => lines.push(`${m} ${JSON.stringify(f)}`), warn: (m, f) => lines.push(`${m} ${JSON.stringify(f)}`) },
+    });
+    server.on('GET', '/v1/assets', {
+      status: 500,
+      body: { type: 'api_error', code: 'odd\r\nX-Injected: 1', message: 'bad\u001b[31m red', request_id: 'r' },
+    });
     const err = await logged.request({ method: 'GET', path: '/v1/assets' }).catch((e: unknown) => e);
     await logged.close();
     if (!(err instanceof ApiError)) throw new Error('expected an ApiError');

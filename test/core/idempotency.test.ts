@@ -45,7 +45,11 @@ describe('idempotency keys', () => {
   });
 
   it('makes replays visible with the request id, status and headers', async () => {
-    server.on('POST', '/v1/withdrawals', { status: 201, body: order, headers: { 'x-idempotent-replay': 'true', 'x-request-id': 'req_replayed' } });
+    server.on('POST', '/v1/withdrawals', {
+      status: 201,
+      body: order,
+      headers: { 'x-idempotent-replay': 'true', 'x-request-id': 'req_replayed' },
+    });
     const { data, response } = await client.member('m').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T' }).withResponse();
     expect(data).toEqual(order);
     expect(response).toMatchObject({ replayed: true, status: 201, requestId: 'req_replayed', attempts: 1 });

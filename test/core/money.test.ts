@@ -18,12 +18,23 @@ describe('amounts', () => {
     }
   });
   it('applies digit limits', () => {
-    expect(toAmountString('12345678901234567890.123456789012', 'amount', { maxIntegerDigits: 20, maxDecimals: 12 })).toBe('12345678901234567890.123456789012');
+    expect(toAmountString('12345678901234567890.123456789012', 'amount', { maxIntegerDigits: 20, maxDecimals: 12 })).toBe(
+      '12345678901234567890.123456789012',
+    );
     expect(() => toAmountString('123456789012345678901', 'amount', { maxIntegerDigits: 20 })).toThrow(/20 integer digits/);
     expect(() => toAmountString('1.0000000000001', 'amount', { maxDecimals: 12 })).toThrow(/12 decimal places/);
   });
   it('totals the eight buckets exactly', () => {
-    const row = { available: '0.1', pending: '0.2', frozen: '0', isolated: '0', locked: '1.000001', card: '0', earn: '2', withdrawing: '0.7' };
+    const row = {
+      available: '0.1',
+      pending: '0.2',
+      frozen: '0',
+      isolated: '0',
+      locked: '1.000001',
+      card: '0',
+      earn: '2',
+      withdrawing: '0.7',
+    };
     expect(balanceTotal(row).toFixed()).toBe('4.000001');
     expect(toDecimal('0.1').plus('0.2').toFixed()).toBe('0.3');
   });

@@ -14,7 +14,16 @@ afterEach(async () => {
   await server.close();
 });
 
-const report = (i: number) => ({ id: `rep_${String(i).padStart(4, '0')}`, kind: 'statements', status: 'ready', rows: 1, bytes: 1, error: '', expires_at: '2026-12-01T00:00:00Z', created_at: new Date(Date.UTC(2026, 0, 1) + (1000 - i) * 60_000).toISOString() });
+const report = (i: number) => ({
+  id: `rep_${String(i).padStart(4, '0')}`,
+  kind: 'statements',
+  status: 'ready',
+  rows: 1,
+  bytes: 1,
+  error: '',
+  expires_at: '2026-12-01T00:00:00Z',
+  created_at: new Date(Date.UTC(2026, 0, 1) + (1000 - i) * 60_000).toISOString(),
+});
 
 /** Keyset pages of `total` reports, strictly descending; cursor = index of the next item. */
 function serve(total: number, opts: { restartAt?: number; lastPageHasMore?: boolean } = {}) {
@@ -39,14 +48,22 @@ describe('keyset lists', () => {
     for await (const r of client.reports.list({ limit: 20 })) ids.push(r.id);
     expect(ids).toHaveLength(45);
     expect(new Set(ids).size).toBe(45);
-    expect(server.calls().map((c) => c.url)).toEqual(['/v1/reports?limit=20', '/v1/reports?limit=20', '/v1/reports?limit=20&cursor=20', '/v1/reports?limit=20&cursor=40']);
+    expect(server.calls().map((c) => c.url)).toEqual([
+      '/v1/reports?limit=20',
+      '/v1/reports?limit=20',
+      '/v1/reports?limit=20&cursor=20',
+      '/v1/reports?limit=20&cursor=40',
+    ]);
   });
 
   it('a short page with has_more true keeps going', async () => {
     let n = 0;
     server.on('GET', '/v1/reports', () => {
       n++;
-      return { body: n === 1 ? { data: [report(0)], next_cursor: 'c2', has_more: true } : { data: [report(1)], next_cursor: null, has_more: false } };
+      return {
+        body:
+          n === 1 ? { data: [report(0)], next_cursor: 'c2', has_more: true } : { data: [report(1)], next_cursor: null, has_more: false },
+      };
     });
     const all = await client.reports.list({ limit: 100 }).collect(10);
     expect(all.map((r) => r.id)).toEqual(['rep_0000', 'rep_0001']);

@@ -60,7 +60,11 @@ describe('retried with the same key and a new nonce', () => {
   });
 
   it('a client timeout, and a stalled body counts as a timeout', async () => {
-    server.on('POST', '/v1/withdrawals', [{ delayMs: 10_000, status: 201, body: order }, { status: 201, body: order, stallBody: true }, { status: 201, body: order }]);
+    server.on('POST', '/v1/withdrawals', [
+      { delayMs: 10_000, status: 201, body: order },
+      { status: 201, body: order, stallBody: true },
+      { status: 201, body: order },
+    ]);
     const short = wireClient(server.url, { timeoutMs: 1000 });
     expect((await short.member('ext-1').withdrawals.create({ asset: 'USDT', amount: '25.50', to_address: 'T1' })).id).toBe('wdr_1');
     await short.close();
@@ -70,7 +74,10 @@ describe('retried with the same key and a new nonce', () => {
   it('raises TimeoutError carrying the key when every attempt times out', async () => {
     server.on('POST', '/v1/withdrawals', { delayMs: 10_000, status: 201, body: order });
     const short = wireClient(server.url, { timeoutMs: 1000 });
-    const err = await short.member('ext-1').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T1' }, { maxRetries: 1 }).catch((e: unknown) => e);
+    const err = await short
+      .member('ext-1')
+      .withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T1' }, { maxRetries: 1 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err).toBeInstanceOf(ConnectionError);
     expect((err as TimeoutError).idempotencyKey).toBe(server.calls()[0]!.headers['x-idempotency-key']);
@@ -100,19 +107,28 @@ describe('retried with the same key and a new nonce', () => {
 
 describe('429 rate_limited', () => {
   it('flat envelope with Retry-After header', async () => {
-    server.on('POST', '/v1/withdrawals', [{ ...apiError(429, 'rate_limited', { retry_after: 0 }), headers: { 'retry-after': '0' } }, { status: 201, body: order }]);
+    server.on('POST', '/v1/withdrawals', [
+      { ...apiError(429, 'rate_limited', { retry_after: 0 }), headers: { 'retry-after': '0' } },
+      { status: 201, body: order },
+    ]);
     expect((await create()).id).toBe('wdr_1');
     expectSameKeyFreshNonces(2);
   });
 
   it('wrapped envelope {error: {code, message, retry_after}} without header', async () => {
-    server.on('POST', '/v1/withdrawals', [{ status: 429, body: { error: { code: 'rate_limited', message: 'slow down', retry_after: 0 } } }, { status: 201, body: order }]);
+    server.on('POST', '/v1/withdrawals', [
+      { status: 429, body: { error: { code: 'rate_limited', message: 'slow down', retry_after: 0 } } },
+      { status: 201, body: order },
+    ]);
     expect((await create()).id).toBe('wdr_1');
     expectSameKeyFreshNonces(2);
   });
 
   it('parses the wrapped shape into a typed error with retry_after', async () => {
-    server.on('POST', '/v1/withdrawals', { status: 429, body: { error: { code: 'rate_limited', message: 'slow down', retry_after: 600 } } });
+    server.on('POST', '/v1/withdrawals', {
+      status: 429,
+      body: { error: { code: 'rate_limited', message: 'slow down', retry_after: 600 } },
+    });
     const err = await create().catch((e: unknown) => e);
     // 600 s is beyond the default 60 s bound: raised at once instead of waited.
     expect(isApiError(err, 'rate_limited')).toBe(true);
@@ -167,7 +183,11 @@ describe('never retried', () => {
     [409, 'idempotency_key_reused'],
   ] as const) {
     it(`${status} ${code}`, async () => {
-      server.on('POST', '/v1/withdrawals', apiError(status, code, code === 'limit_exceeded' ? { limit_type: 'daily', limit_scope: 'member' } : {}));
+      server.on(
+        'POST',
+        '/v1/withdrawals',
+        apiError(status, code, code === 'limit_exceeded' ? { limit_type: 'daily', limit_scope: 'member' } : {}),
+      );
       const err = await create().catch((e: unknown) => e);
       expect(isApiError(err, code)).toBe(true);
       expect((err as ApiError).status).toBe(status);
@@ -182,7 +202,10 @@ describe('never retried', () => {
 
   it('card activation: a 500 (a mismatch counts toward the lock) is attempted once', async () => {
     server.on('POST', '/v1/cards/crd_1/activate', apiError(500, 'api_error'));
-    const err = await client.member('ext-1').cards.activate('crd_1', { expiry: '09/29', pin: '1234' }).catch((e: unknown) => e);
+    const err = await client
+      .member('ext-1')
+      .cards.activate('crd_1', { expiry: '09/29', pin: '1234' })
+      .catch((e: unknown) => e);
     expect(isApiError(err, 'api_error')).toBe(true);
     expect(server.calls()).toHaveLength(1);
   });
@@ -190,11 +213,16 @@ describe('never retried', () => {
 
 describe('step_up_required', () => {
   it('exposes the challenge and the key, and a retry with that key sends it again', async () => {
-    server.on('POST', '/v1/withdrawals', [apiError(400, 'step_up_required', { challenge_id: 'ch_1', hosted_url: 'https://x/h', expires_at: 1763806900 }), { status: 201, body: order }]);
+    server.on('POST', '/v1/withdrawals', [
+      apiError(400, 'step_up_required', { challenge_id: 'ch_1', hosted_url: 'https://x/h', expires_at: 1763806900 }),
+      { status: 201, body: order },
+    ]);
     const err = await create().catch((e: unknown) => e);
     if (!isApiError(err, 'step_up_required')) throw err;
     expect(err.extras).toEqual({ challenge_id: 'ch_1', hosted_url: 'https://x/h', expires_at: 1763806900 });
-    const again = await client.member('ext-1').withdrawals.create({ asset: 'USDT', amount: '25.50', to_address: 'T1' }, { idempotencyKey: err.idempotencyKey! });
+    const again = await client
+      .member('ext-1')
+      .withdrawals.create({ asset: 'USDT', amount: '25.50', to_address: 'T1' }, { idempotencyKey: err.idempotencyKey! });
     expect(again.id).toBe('wdr_1');
     const [a, b] = server.calls();
     expect(b!.headers['x-idempotency-key']).toBe(a!.headers['x-idempotency-key']);
@@ -205,7 +233,10 @@ describe('step_up_required', () => {
 describe('unknown codes outside the catalogue', () => {
   it('a 404 with an unknown code is final (every 404 is), not retried as api_error', async () => {
     server.on('POST', '/v1/kyc/applications', apiError(404, 'card_product_not_found'));
-    const err = await client.member('ext-1').kyc.submitApplication({ profile: {}, card_product_id: 'cpd_x' }).catch((e: unknown) => e);
+    const err = await client
+      .member('ext-1')
+      .kyc.submitApplication({ profile: {}, card_product_id: 'cpd_x' })
+      .catch((e: unknown) => e);
     expect(isApiError(err, 'card_product_not_found')).toBe(true);
     expect(server.calls()).toHaveLength(1);
   });

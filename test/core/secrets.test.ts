@@ -18,10 +18,18 @@ describe('secrets never leak', () => {
     const capture = (message: string, fields?: LogFields) => lines.push(`${message} ${JSON.stringify(fields)}`);
     const client = wireClient(server.url, { logger: { debug: capture, info: capture, warn: capture, error: capture } });
     server.on('POST', '/v1/cards/crd_1/activate', [apiError(400, 'state_invalid', { locked_until: '2026-11-24T00:00:00Z' })]);
-    server.on('POST', '/v1/withdrawals', [apiError(502, 'upstream_error'), { status: 201, body: { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '1', ledger_scale: 6, to_address: 'T' } }]);
+    server.on('POST', '/v1/withdrawals', [
+      apiError(502, 'upstream_error'),
+      { status: 201, body: { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '1', ledger_scale: 6, to_address: 'T' } },
+    ]);
     const errors: unknown[] = [];
     await client.member('m').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T' });
-    errors.push(await client.member('m').cards.activate('crd_1', { expiry: '01/30', pin: '9876' }).catch((e: unknown) => e));
+    errors.push(
+      await client
+        .member('m')
+        .cards.activate('crd_1', { expiry: '01/30', pin: '9876' })
+        .catch((e: unknown) => e),
+    );
     errors.push(await client.request({ method: 'GET', path: '/v1/nothing' }).catch((e: unknown) => e));
     const tokens = server.calls().map((c) => c.headers['x-auth-token']!.slice('Bearer '.length));
     const signatures = server.calls().flatMap((c) => (c.headers['x-signature'] ? [c.headers['x-signature']] : []));
@@ -53,7 +61,9 @@ describe('secrets never leak', () => {
       expect((e1 as InvalidArgumentError).argument).toBe('signingKey');
       expect((e1 as Error).message).toContain('MERCHANT_API_SIGNING_KEY');
       expect((e1 as Error).message).not.toContain('super-secret-key');
-      expect(() => new MerchantClient({ baseUrl: 'not a url super-secret', clientId: 'c', apiKey: 'k', signingKey: 's' })).toThrow(/baseUrl: is not a valid absolute URL/);
+      expect(() => new MerchantClient({ baseUrl: 'not a url super-secret', clientId: 'c', apiKey: 'k', signingKey: 's' })).toThrow(
+        /baseUrl: is not a valid absolute URL/,
+      );
       try {
         new MerchantClient({ baseUrl: 'https://h.example', clientId: 'c', apiKey: 'k', signingKey: 'secret with\nnewline' });
       } catch (e) {
@@ -66,7 +76,13 @@ describe('secrets never leak', () => {
 
   it('reads MERCHANT_API_* variables when options are omitted', async () => {
     const env = process.env;
-    process.env = { ...env, MERCHANT_API_BASE_URL: server.url, MERCHANT_API_CLIENT_ID: 'cli_wire_test', MERCHANT_API_KEY: API_KEY, MERCHANT_API_SIGNING_KEY: SIGNING_KEY };
+    process.env = {
+      ...env,
+      MERCHANT_API_BASE_URL: server.url,
+      MERCHANT_API_CLIENT_ID: 'cli_wire_test',
+      MERCHANT_API_KEY: API_KEY,
+      MERCHANT_API_SIGNING_KEY: SIGNING_KEY,
+    };
     try {
       const client = new MerchantClient();
       server.on('POST', '/v1/exchange/orders', { status: 201, body: {} });

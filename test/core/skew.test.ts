@@ -21,7 +21,8 @@ describe('clock skew', () => {
       server.on('POST', '/v1/exchange/orders', (req) => {
         const serverNow = Date.now() + skewSeconds * 1000;
         const date = new Date(serverNow).toUTCString();
-        if (Math.abs(Number(req.headers['x-timestamp']) - serverNow / 1000) > 300) return { ...apiError(401, 'timestamp_out_of_range'), headers: { date } };
+        if (Math.abs(Number(req.headers['x-timestamp']) - serverNow / 1000) > 300)
+          return { ...apiError(401, 'timestamp_out_of_range'), headers: { date } };
         return { status: 201, body: { id: 'ex_1' }, headers: { date } };
       });
       await client.request({ method: 'POST', path: '/v1/exchange/orders', body: {}, onBehalfOf: 'm', idempotent: true });

@@ -37,7 +37,12 @@ describe('token manager', () => {
     const c2 = wireClient(server.url);
     await read(c2);
     await read(c2);
-    expect(server.calls().slice(-2).map((c) => c.headers['x-auth-token'])).toEqual(['Bearer short_1', 'Bearer short_2']);
+    expect(
+      server
+        .calls()
+        .slice(-2)
+        .map((c) => c.headers['x-auth-token']),
+    ).toEqual(['Bearer short_1', 'Bearer short_2']);
     await c2.close();
   });
 
@@ -66,7 +71,10 @@ describe('token manager', () => {
   });
 
   it('honours a 429 on the token endpoint with its Retry-After', async () => {
-    server.onToken([{ ...apiError(429, 'rate_limited'), headers: { 'retry-after': '0' } }, { body: { auth_token: 'tok_late', expired_at: now() + 1800, token_type: 'Bearer', scopes: [] } }]);
+    server.onToken([
+      { ...apiError(429, 'rate_limited'), headers: { 'retry-after': '0' } },
+      { body: { auth_token: 'tok_late', expired_at: now() + 1800, token_type: 'Bearer', scopes: [] } },
+    ]);
     await read();
     expect(server.tokenExchanges()).toBe(2);
     expect(server.calls()[0]!.headers['x-auth-token']).toBe('Bearer tok_late');

@@ -19,7 +19,13 @@ describe('what arrives at the socket verifies', () => {
   it('signs a POST with a non-ASCII body and a query that needs percent-encoding', async () => {
     server.on('PATCH', '/v1/cards/crd_42/limits', { body: { id: 'crd_42', accepted: true } });
     const body = { single: '100', daily: '500', monthly: '0', memo: 'café ☕ "quoted" \u2028' };
-    await client.request({ method: 'PATCH', path: '/v1/cards/crd_42/limits', query: { note: "café au lait (l'été) *!", b: 'x y/z?&=' }, body, onBehalfOf: 'ext-1' });
+    await client.request({
+      method: 'PATCH',
+      path: '/v1/cards/crd_42/limits',
+      query: { note: "café au lait (l'été) *!", b: 'x y/z?&=' },
+      body,
+      onBehalfOf: 'ext-1',
+    });
     const [req] = server.calls();
     expect(req!.url).toBe('/v1/cards/crd_42/limits?note=caf%C3%A9%20au%20lait%20%28l%27%C3%A9t%C3%A9%29%20%2A%21&b=x%20y%2Fz%3F%26%3D');
     expect(req!.body.toString('utf8')).toBe(JSON.stringify(body));
@@ -70,7 +76,10 @@ describe('what arrives at the socket verifies', () => {
 
   it('rejects header injection through a member id before sending', async () => {
     expect(() => client.member('ext-1\r\nx-evil: 1')).toThrow(/control characters/);
-    await expect(client.request({ method: 'GET', path: '/v1/balances', onBehalfOf: ' ' })).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: 'member' });
+    await expect(client.request({ method: 'GET', path: '/v1/balances', onBehalfOf: ' ' })).rejects.toMatchObject({
+      name: 'InvalidArgumentError',
+      argument: 'member',
+    });
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -12,7 +12,18 @@ const examples = listExamples();
 describe.concurrent('examples/', () => {
   it('holds one runnable script per namespace besides the quickstart', () => {
     const names = examples.map((f) => basename(f, '.ts'));
-    for (const name of ['quickstart', 'merchant-account', 'members-and-balances', 'withdrawals', 'qrpay', 'kyc', 'cards', 'remittances', 'reports', 'webhooks']) {
+    for (const name of [
+      'quickstart',
+      'merchant-account',
+      'members-and-balances',
+      'withdrawals',
+      'qrpay',
+      'kyc',
+      'cards',
+      'remittances',
+      'reports',
+      'webhooks',
+    ]) {
       expect(names).toContain(name);
     }
   });

@@ -12,7 +12,12 @@ import { createSandbox } from '../../src/testing/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DOCS = join(ROOT, 'docs');
-const PAGES = [join(ROOT, 'README.md'), ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => join(DOCS, f))];
+const PAGES = [
+  join(ROOT, 'README.md'),
+  ...readdirSync(DOCS)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(DOCS, f)),
+];
 const text = new Map(PAGES.map((p) => [p, readFileSync(p, 'utf8')]));
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to dashes. */
@@ -49,7 +54,13 @@ const ENTRIES: Record<string, string> = {
 /** Exported names (values and types) of each package entry, from the TypeScript checker. */
 function entryExports(): Map<string, Set<string>> {
   const files = Object.values(ENTRIES).map((f) => join(ROOT, f));
-  const program = ts.createProgram(files, { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, noEmit: true, skipLibCheck: true });
+  const program = ts.createProgram(files, {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    noEmit: true,
+    skipLibCheck: true,
+  });
   const checker = program.getTypeChecker();
   const out = new Map<string, Set<string>>();
   for (const [name, file] of Object.entries(ENTRIES)) {
@@ -99,7 +110,11 @@ describe('docs code blocks', () => {
             continue;
           }
           for (const raw of m[1]!.split(',')) {
-            const name = raw.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]!.trim();
+            const name = raw
+              .trim()
+              .replace(/^type\s+/, '')
+              .split(/\s+as\s+/)[0]!
+              .trim();
             if (name !== '' && !entry.has(name)) missing.push(`${relative(ROOT, page)}: ${name} from ${m[2]}`);
           }
         }

@@ -81,13 +81,23 @@ function sectionCodes(key: string, section: string): string[] {
  * text that says so (checked to be present). Their docs say "Errors: not shown beyond ...".
  */
 const NAME_ONLY_CODES: Readonly<Record<string, readonly { code: string; quote: string }[]>> = {
-  'POST /v1/withdrawals/{id}/confirm': [{ code: 'merchant_custody_shortfall', quote: "Confirming a withdrawal would make the merchant's custody declaration" }],
-  'POST /v1/merchant/deposit-address': [{ code: 'service_unavailable', quote: '`retry_after` (seconds), only on `POST /v1/merchant/deposit-address`' }],
+  'POST /v1/withdrawals/{id}/confirm': [
+    { code: 'merchant_custody_shortfall', quote: "Confirming a withdrawal would make the merchant's custody declaration" },
+  ],
+  'POST /v1/merchant/deposit-address': [
+    { code: 'service_unavailable', quote: '`retry_after` (seconds), only on `POST /v1/merchant/deposit-address`' },
+  ],
   'GET /v1/remit/payee-form-schema': [
-    { code: 'corridor_not_supported', quote: 'makes `GET /v1/remit/payee-form-schema` and `POST /v1/remit/payees` return `corridor_not_supported`' },
+    {
+      code: 'corridor_not_supported',
+      quote: 'makes `GET /v1/remit/payee-form-schema` and `POST /v1/remit/payees` return `corridor_not_supported`',
+    },
   ],
   'POST /v1/remit/payees': [
-    { code: 'corridor_not_supported', quote: 'makes `GET /v1/remit/payee-form-schema` and `POST /v1/remit/payees` return `corridor_not_supported`' },
+    {
+      code: 'corridor_not_supported',
+      quote: 'makes `GET /v1/remit/payee-form-schema` and `POST /v1/remit/payees` return `corridor_not_supported`',
+    },
     { code: 'invalid_fields', quote: 'Only on `POST /v1/remit/payees` is this documented' },
   ],
 };
@@ -160,13 +170,16 @@ function collectMethods(fileName: string, text: string): MethodDoc[] {
   const imports = endpointImports(file);
   const constantOf = (node: ts.Node): string | undefined => {
     if (ts.isIdentifier(node) && imports.named.has(node.text)) return imports.named.get(node.text);
-    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && imports.namespaces.has(node.expression.text)) return node.name.text;
+    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && imports.namespaces.has(node.expression.text))
+      return node.name.text;
     return undefined;
   };
   const out: MethodDoc[] = [];
   for (const cls of file.statements.filter(ts.isClassDeclaration)) {
     if (cls.name === undefined || (ts.getCombinedModifierFlags(cls) & ts.ModifierFlags.Export) === 0) continue;
-    const members = cls.members.filter((m): m is Member => (ts.isMethodDeclaration(m) || ts.isGetAccessorDeclaration(m)) && m.body !== undefined);
+    const members = cls.members.filter(
+      (m): m is Member => (ts.isMethodDeclaration(m) || ts.isGetAccessorDeclaration(m)) && m.body !== undefined,
+    );
     // Endpoints each member references directly, and the sibling methods it calls (`this.x(...)`).
     const direct = new Map<string, Set<string>>();
     const calls = new Map<string, Set<string>>();
@@ -178,7 +191,8 @@ function collectMethods(fileName: string, text: string): MethodDoc[] {
         const constant = constantOf(node);
         // Other exports of the table (lists, ids) are not endpoints.
         if (constant !== undefined && ENDPOINT_CONSTANTS.has(constant)) found.add(constant);
-        if (ts.isPropertyAccessExpression(node) && node.expression.kind === ts.SyntaxKind.ThisKeyword) siblings.add(node.name.getText(file));
+        if (ts.isPropertyAccessExpression(node) && node.expression.kind === ts.SyntaxKind.ThisKeyword)
+          siblings.add(node.name.getText(file));
         ts.forEachChild(node, visit);
       };
       visit(member.body!);
@@ -188,7 +202,8 @@ function collectMethods(fileName: string, text: string): MethodDoc[] {
     const reach = (name: string, seen = new Set<string>()): Set<string> => {
       const all = new Set(direct.get(name));
       seen.add(name);
-      for (const sibling of calls.get(name) ?? []) if (direct.has(sibling) && !seen.has(sibling)) for (const c of reach(sibling, seen)) all.add(c);
+      for (const sibling of calls.get(name) ?? [])
+        if (direct.has(sibling) && !seen.has(sibling)) for (const c of reach(sibling, seen)) all.add(c);
       return all;
     };
     for (const member of members) {
@@ -330,7 +345,8 @@ describe('the facts the docs are checked against', () => {
   });
 
   it('keeps the exclusions and name-only codes anchored in the spec text', () => {
-    for (const [key, codes] of Object.entries(NOT_THIS_ENDPOINT)) for (const code of codes) expect(SECTIONS.get(key)).toContain(`\`${code}\``);
+    for (const [key, codes] of Object.entries(NOT_THIS_ENDPOINT))
+      for (const code of codes) expect(SECTIONS.get(key)).toContain(`\`${code}\``);
     for (const [key, entries] of Object.entries(NAME_ONLY_CODES)) {
       expect(SECTIONS.has(key)).toBe(false);
       expect(ENDPOINTS.map(route)).toContain(key);
@@ -349,10 +365,20 @@ describe('the facts the docs are checked against', () => {
       const facts = {
         scope,
         memberScoped: /\bMember-scoped\b/.test(head) ? true : /\bMerchant account\b/.test(head) ? false : e.memberScoped,
-        idempotent: /\bIdempotency key (\(UUID v4\) )?required\b/.test(head) ? true : /\bNo idempotency key\b/.test(head) ? false : e.idempotent,
+        idempotent: /\bIdempotency key (\(UUID v4\) )?required\b/.test(head)
+          ? true
+          : /\bNo idempotency key\b/.test(head)
+            ? false
+            : e.idempotent,
         movesFunds: /\bMoves funds\b/.test(head) ? true : e.movesFunds,
       };
-      expect({ route: route(e), ...facts }).toEqual({ route: route(e), scope: e.scope, memberScoped: e.memberScoped, idempotent: e.idempotent, movesFunds: e.movesFunds });
+      expect({ route: route(e), ...facts }).toEqual({
+        route: route(e),
+        scope: e.scope,
+        memberScoped: e.memberScoped,
+        idempotent: e.idempotent,
+        movesFunds: e.movesFunds,
+      });
     }
   });
 });
@@ -370,16 +396,23 @@ describe('the checker reports drift', () => {
   });
 
   it('reports a missing scope statement', () => {
-    expect(mutate('Scope `withdrawals:write`. ', '')).toEqual(['MemberWithdrawals.create (POST /v1/withdrawals): says "Scope `withdrawals:write`"']);
+    expect(mutate('Scope `withdrawals:write`. ', '')).toEqual([
+      'MemberWithdrawals.create (POST /v1/withdrawals): says "Scope `withdrawals:write`"',
+    ]);
   });
 
   it('reports a wrong scope, member scope, key, funds statement or a missing error code', () => {
     expect(mutate('Scope `withdrawals:write`.', 'Scope `withdrawals:read`.').join('\n')).toMatch(/create .*Scope `withdrawals:write`/);
-    expect(mutate('`withdrawals:write`. Member-scoped.', '`withdrawals:write`. Merchant account.').join('\n')).toMatch(/create .*Member-scoped/);
-    expect(mutate('Idempotency key required', 'No idempotency key').join('\n')).toMatch(/create .*Idempotency key required/);
-    expect(mutate('protection: there is no business reference). Moves funds.', 'protection: there is no business reference). Moves no funds.').join('\n')).toMatch(
-      /create .*Moves funds/,
+    expect(mutate('`withdrawals:write`. Member-scoped.', '`withdrawals:write`. Merchant account.').join('\n')).toMatch(
+      /create .*Member-scoped/,
     );
+    expect(mutate('Idempotency key required', 'No idempotency key').join('\n')).toMatch(/create .*Idempotency key required/);
+    expect(
+      mutate(
+        'protection: there is no business reference). Moves funds.',
+        'protection: there is no business reference). Moves no funds.',
+      ).join('\n'),
+    ).toMatch(/create .*Moves funds/);
     expect(mutate('`limit_exceeded`\n', '\n').join('\n')).toMatch(/create .*`limit_exceeded`/);
   });
 

@@ -17,7 +17,9 @@ const APP = join(HERE, 'fixtures', 'fleet-app.ts');
 
 /** The example as the docs show it: package imports instead of the repository's sources. */
 function asPublished(source: string): string {
-  return source.replace("from '../../../src/index.js';", "from 'merchant-stablecoin';").replace("from '../../../src/redis/index.js';", "from 'merchant-stablecoin/redis';");
+  return source
+    .replace("from '../../../src/index.js';", "from 'merchant-stablecoin';")
+    .replace("from '../../../src/redis/index.js';", "from 'merchant-stablecoin/redis';");
 }
 
 describe('docs/fleet.md', () => {
@@ -29,7 +31,20 @@ describe('docs/fleet.md', () => {
 
   it('lists every option of the three stores', () => {
     const doc = readFileSync(DOC, 'utf8');
-    for (const option of ['lockTtlMs', 'lockPollMs', 'lockWaitMs', 'commandTimeoutMs', 'retryAfterMs', 'retentionMs', 'prefix', 'fallback', 'account', 'quotas', 'windowMs', 'marginMs']) {
+    for (const option of [
+      'lockTtlMs',
+      'lockPollMs',
+      'lockWaitMs',
+      'commandTimeoutMs',
+      'retryAfterMs',
+      'retentionMs',
+      'prefix',
+      'fallback',
+      'account',
+      'quotas',
+      'windowMs',
+      'marginMs',
+    ]) {
       expect(doc).toContain(`\`${option}\``);
     }
   });
@@ -54,21 +69,34 @@ describe.skipIf(REDIS_SERVER === undefined)('the docs example runs (real redis-s
       const c = sandbox.credentials;
       app = await startWorker(
         'fleet-app',
-        { REDIS_URL: redisServer.url, PORT: '0', WEBHOOK_SECRET: sandbox.webhooks.secret, MERCHANT_API_BASE_URL: server.url, MERCHANT_API_CLIENT_ID: c.clientId, MERCHANT_API_KEY: c.apiKey, MERCHANT_API_SIGNING_KEY: c.signingKey },
+        {
+          REDIS_URL: redisServer.url,
+          PORT: '0',
+          WEBHOOK_SECRET: sandbox.webhooks.secret,
+          MERCHANT_API_BASE_URL: server.url,
+          MERCHANT_API_CLIENT_ID: c.clientId,
+          MERCHANT_API_KEY: c.apiKey,
+          MERCHANT_API_SIGNING_KEY: c.signingKey,
+        },
         { pipeOutput: true },
       );
       let out = '';
       app.child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
       app.child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
       const until = Date.now() + 15_000;
-      while (!(/listening on port \d+/.test(out) && out.includes('prepaid balances')) && Date.now() < until && app.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+      while (!(/listening on port \d+/.test(out) && out.includes('prepaid balances')) && Date.now() < until && app.child.exitCode === null)
+        await new Promise((r) => setTimeout(r, 20));
       const port = /listening on port (\d+)/.exec(out)?.[1];
       expect(port, out).toBeDefined();
       expect(out).toContain('prepaid balances:');
       expect(out).not.toContain('Redis unreachable'); // started on Redis, not on the fallback
 
       sandbox.webhooks.register(`http://127.0.0.1:${port}/webhooks`);
-      const env = await sandbox.webhooks.emit('card.activated', { object: 'card', id: 'crd_docs', external_member_id: 'ext-1', status: 'active' }, { duplicates: 1 });
+      const env = await sandbox.webhooks.emit(
+        'card.activated',
+        { object: 'card', id: 'crd_docs', external_member_id: 'ext-1', status: 'active' },
+        { duplicates: 1 },
+      );
       expect(sandbox.webhooks.deliveries.map((d) => d.status)).toEqual([200, 200]);
       await new Promise((r) => setTimeout(r, 100));
       expect(out.split(`processing card.activated ${env.event_id}`).length - 1).toBe(1);

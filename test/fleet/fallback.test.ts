@@ -56,8 +56,18 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis unreachable: the in-memory fa
     const started = Date.now();
     await client.assets.list();
     for (let i = 0; i < 5; i++) await client.sandbox.faucet({ asset: 'USDT', amount: '1' });
-    await client.member('ext-fallback').balances.list().catch(() => undefined);
-    const env = JSON.stringify({ event_id: 'evt_fallback_1', event_type: 'card.activated', created_at: '2026-09-01T10:00:00Z', merchant_id: 'mch_x', livemode: false, data: { object: 'card', id: 'crd_1', external_member_id: 'ext-1', status: 'active', status_version: 1 } });
+    await client
+      .member('ext-fallback')
+      .balances.list()
+      .catch(() => undefined);
+    const env = JSON.stringify({
+      event_id: 'evt_fallback_1',
+      event_type: 'card.activated',
+      created_at: '2026-09-01T10:00:00Z',
+      merchant_id: 'mch_x',
+      livemode: false,
+      data: { object: 'card', id: 'crd_1', external_member_id: 'ext-1', status: 'active', status_version: 1 },
+    });
     const headers = { 'content-type': 'application/json', 'z-event-id': 'evt_fallback_1', 'z-event-type': 'card.activated' };
     const first = await webhooks.handle(env, headers);
     const again = await webhooks.handle(env, headers);
@@ -71,7 +81,9 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis unreachable: the in-memory fa
     expect(redisLines).toHaveLength(1);
     expect(redisLines[0]).toMatch(/^warn merchant-stablecoin\/redis: Redis unreachable/);
     expect(lines).toHaveLength(1);
-    console.log(`[fleet] Redis stopped: 1 renewal + 7 calls + 2 webhook deliveries in ${elapsed} ms, log lines: ${lines.length}\n  ${lines[0]}`);
+    console.log(
+      `[fleet] Redis stopped: 1 renewal + 7 calls + 2 webhook deliveries in ${elapsed} ms, log lines: ${lines.length}\n  ${lines[0]}`,
+    );
 
     // Redis back (empty, on the same port): after retryAfterMs the stores use it again.
     redisServer = await startRedisServer(port);

@@ -15,7 +15,13 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 function credentialsEnv(sandbox: Sandbox, baseUrl: string, redisUrl: string): Record<string, string> {
   const c = sandbox.credentials;
-  return { REDIS_URL: redisUrl, MERCHANT_API_BASE_URL: baseUrl, MERCHANT_API_CLIENT_ID: c.clientId, MERCHANT_API_KEY: c.apiKey, MERCHANT_API_SIGNING_KEY: c.signingKey };
+  return {
+    REDIS_URL: redisUrl,
+    MERCHANT_API_BASE_URL: baseUrl,
+    MERCHANT_API_CLIENT_ID: c.clientId,
+    MERCHANT_API_KEY: c.apiKey,
+    MERCHANT_API_SIGNING_KEY: c.signingKey,
+  };
 }
 
 describe.skipIf(REDIS_SERVER === undefined)('fleet mode across processes (real redis-server, sandbox over HTTP)', () => {
@@ -66,7 +72,9 @@ describe.skipIf(REDIS_SERVER === undefined)('fleet mode across processes (real r
       const { clientId, apiKey, signingKey } = sandbox.credentials;
       for (const secret of [clientId, apiKey, signingKey]) expect(keys.join(' ')).not.toContain(secret);
       expect(keys.filter((k) => /^merchant-stablecoin:token:[0-9a-f]{32}$/.test(k))).toHaveLength(1);
-      console.log(`[fleet] 20 processes → ${sandbox.stats.tokenExchanges} token exchange; slowest first call ${Math.max(...done.map((d) => Number(d['ms'])))} ms (process start-up ${startupMs} ms)`);
+      console.log(
+        `[fleet] 20 processes → ${sandbox.stats.tokenExchanges} token exchange; slowest first call ${Math.max(...done.map((d) => Number(d['ms'])))} ms (process start-up ${startupMs} ms)`,
+      );
       await Promise.all(fleet.map((w) => w.exited));
     } finally {
       await server.close();
@@ -75,10 +83,13 @@ describe.skipIf(REDIS_SERVER === undefined)('fleet mode across processes (real r
 
   it('the same event delivered to 5 receivers (again, at once, and after a failure) is processed once', async () => {
     const sandbox = createSandbox({ webhooks: { backoffMs: 20 } });
-    const receivers = await Promise.all(Array.from({ length: 5 }, () => spawn('receiver', { REDIS_URL: redisServer.url, WEBHOOK_SECRET: sandbox.webhooks.secret })));
+    const receivers = await Promise.all(
+      Array.from({ length: 5 }, () => spawn('receiver', { REDIS_URL: redisServer.url, WEBHOOK_SECRET: sandbox.webhooks.secret })),
+    );
     const urls = (await Promise.all(receivers.map((r) => r.next('ready')))).map((m) => String(m['url']));
     for (const url of urls) sandbox.webhooks.register(url);
-    const processed = (eventId: string): number => receivers.reduce((n, r) => n + r.messages.filter((m) => m.type === 'processed' && m['eventId'] === eventId).length, 0);
+    const processed = (eventId: string): number =>
+      receivers.reduce((n, r) => n + r.messages.filter((m) => m.type === 'processed' && m['eventId'] === eventId).length, 0);
     const settle = async (eventId: string, expected: number): Promise<number> => {
       const until = Date.now() + 3000;
       while (processed(eventId) < expected && Date.now() < until) await sleep(10);
@@ -88,16 +99,27 @@ describe.skipIf(REDIS_SERVER === undefined)('fleet mode across processes (real r
 
     try {
       // 1. The simulator delivers the event to all 5 receivers, 3 copies each (at least once).
-      const first = await sandbox.webhooks.emit('card.activated', { object: 'card', id: 'crd_fleet_1', external_member_id: 'ext-1', status: 'active' }, { duplicates: 2 });
+      const first = await sandbox.webhooks.emit(
+        'card.activated',
+        { object: 'card', id: 'crd_fleet_1', external_member_id: 'ext-1', status: 'active' },
+        { duplicates: 2 },
+      );
       const firstDeliveries = sandbox.webhooks.deliveries.filter((d) => d.event_id === first.event_id);
       expect(firstDeliveries).toHaveLength(15);
       expect(firstDeliveries.every((d) => d.ok)).toBe(true);
       expect(await settle(first.event_id, 1)).toBe(1);
 
       // 2. The same bytes (a new event, signed as the simulator signs) hit all 5 receivers at once, 3 times each.
-      const race = { ...(JSON.parse(firstDeliveries[0]!.body) as Record<string, unknown>), event_id: `evt_race_${Date.now()}` } as { event_id: string };
+      const race = { ...(JSON.parse(firstDeliveries[0]!.body) as Record<string, unknown>), event_id: `evt_race_${Date.now()}` } as {
+        event_id: string;
+      };
       const raceBody = JSON.stringify(race);
-      const headers = { 'content-type': 'application/json', 'z-event-id': race.event_id, 'z-event-type': 'card.activated', 'z-signature': sandbox.webhooks.sign(raceBody) };
+      const headers = {
+        'content-type': 'application/json',
+        'z-event-id': race.event_id,
+        'z-event-type': 'card.activated',
+        'z-signature': sandbox.webhooks.sign(raceBody),
+      };
       const statuses = await Promise.all(urls.flatMap((u) => [0, 1, 2].map(() => post(u, raceBody, headers))));
       expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
       expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
@@ -107,11 +129,19 @@ describe.skipIf(REDIS_SERVER === undefined)('fleet mode across processes (real r
       expect(await settle(race.event_id, 1)).toBe(1);
 
       // 3. The receiver that claims first fails: it releases the claim, the redelivery is processed.
-      const failing = await sandbox.webhooks.emit('card.activated', { object: 'card', id: 'fail-once-1', external_member_id: 'ext-1', status: 'active' });
+      const failing = await sandbox.webhooks.emit('card.activated', {
+        object: 'card',
+        id: 'fail-once-1',
+        external_member_id: 'ext-1',
+        status: 'active',
+      });
       const failingDeliveries = sandbox.webhooks.deliveries.filter((d) => d.event_id === failing.event_id);
       expect(failingDeliveries.map((d) => d.status)).toEqual([500, 200, 200, 200, 200, 200]);
       expect(await settle(failing.event_id, 1)).toBe(1);
-      const failures = receivers.reduce((n, r) => n + r.messages.filter((m) => m.type === 'failed' && m['eventId'] === failing.event_id).length, 0);
+      const failures = receivers.reduce(
+        (n, r) => n + r.messages.filter((m) => m.type === 'failed' && m['eventId'] === failing.event_id).length,
+        0,
+      );
       expect(failures).toBe(1);
 
       console.log(
@@ -132,7 +162,10 @@ describe.skipIf(REDIS_SERVER === undefined)('fleet mode across processes (real r
     const WRITES = 500;
     const PROCESSES = 10;
     let t0: number | undefined;
-    const sandbox = createSandbox({ quotas: { orders: QUOTA }, now: () => (t0 === undefined ? Date.now() : t0 + SPEED * (Date.now() - t0)) });
+    const sandbox = createSandbox({
+      quotas: { orders: QUOTA },
+      now: () => (t0 === undefined ? Date.now() : t0 + SPEED * (Date.now() - t0)),
+    });
     let status429 = 0;
     const server = await listen(async (req) => {
       const res = await sandbox.handle(req);
@@ -165,7 +198,10 @@ describe.skipIf(REDIS_SERVER === undefined)('fleet mode across processes (real r
       expect(status429).toBe(0);
 
       // On the simulator's clock: never more than QUOTA writes in any 60-second window.
-      const at = sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/v1/sandbox/faucet').map((r) => r.at).sort((a, b) => a - b);
+      const at = sandbox.requests
+        .filter((r) => r.method === 'POST' && r.path === '/v1/sandbox/faucet')
+        .map((r) => r.at)
+        .sort((a, b) => a - b);
       expect(at).toHaveLength(WRITES);
       let maxInWindow = 0;
       for (let i = 0, j = 0; i < at.length; i++) {

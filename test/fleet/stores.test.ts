@@ -215,7 +215,13 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis fleet stores (real redis-serv
     });
 
     it('a waiter aborted in the local queue rejects at once, takes no slot and does not hold up the next', async () => {
-      const limiter = new RedisRateLimiter({ redis: connect(), account: 'cid_queue_abort', quotas: { deposits: 1 }, windowMs: 400, marginMs: 0 });
+      const limiter = new RedisRateLimiter({
+        redis: connect(),
+        account: 'cid_queue_abort',
+        quotas: { deposits: 1 },
+        windowMs: 400,
+        marginMs: 0,
+      });
       await limiter.acquire('deposits');
       const head = limiter.acquire('deposits'); // waits in Redis for the window
       const controller = new AbortController();
@@ -253,7 +259,13 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis fleet stores (real redis-serv
     });
 
     it('an aborted acquire rejects with the reason and takes no slot', async () => {
-      const limiter = new RedisRateLimiter({ redis: connect(), account: 'cid_abort', quotas: { deposits: 1 }, windowMs: 5000, marginMs: 0 });
+      const limiter = new RedisRateLimiter({
+        redis: connect(),
+        account: 'cid_abort',
+        quotas: { deposits: 1 },
+        windowMs: 5000,
+        marginMs: 0,
+      });
       await limiter.acquire('deposits');
       const controller = new AbortController();
       const pending = limiter.acquire('deposits', controller.signal);
@@ -268,7 +280,9 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis fleet stores (real redis-serv
       await limiter.acquire('members_write');
       const keys = await admin.keys('merchant-stablecoin:rate:*');
       expect(keys.join(' ')).not.toContain('client-id-in-clear');
-      expect(keys.every((k) => /^merchant-stablecoin:rate:\{[0-9a-f]{16}\}:(orders|reads|deposits|members_write)(:pause)?$/.test(k))).toBe(true);
+      expect(keys.every((k) => /^merchant-stablecoin:rate:\{[0-9a-f]{16}\}:(orders|reads|deposits|members_write)(:pause)?$/.test(k))).toBe(
+        true,
+      );
     });
 
     it('rejects settings that are not buckets or not positive integers', () => {

@@ -82,7 +82,13 @@ export async function startWireServer(signingKey = SIGNING_KEY): Promise<WireSer
       void (async () => {
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-        const rec: RecordedRequest = { method: req.method!, url: req.url!, headers, body: Buffer.concat(chunks), signatureValid: undefined };
+        const rec: RecordedRequest = {
+          method: req.method!,
+          url: req.url!,
+          headers,
+          body: Buffer.concat(chunks),
+          signatureValid: undefined,
+        };
         if (rec.method !== 'GET' && rec.method !== 'HEAD') rec.signatureValid = verifySignature(signingKey, rec);
         requests.push(rec);
         const path = rec.url.split('?')[0]!;
@@ -91,7 +97,9 @@ export async function startWireServer(signingKey = SIGNING_KEY): Promise<WireSer
           reply = await tokenHandler(rec, tokenCalls++);
         } else {
           const entry = handlers.get(`${rec.method} ${path}`);
-          reply = entry ? await entry.handler(rec, entry.count++) : { status: 404, body: { type: 'not_found', code: 'not_found', message: 'no handler', request_id: 'req_404' } };
+          reply = entry
+            ? await entry.handler(rec, entry.count++)
+            : { status: 404, body: { type: 'not_found', code: 'not_found', message: 'no handler', request_id: 'req_404' } };
         }
         if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
         if (reply.reset) {
@@ -101,7 +109,11 @@ export async function startWireServer(signingKey = SIGNING_KEY): Promise<WireSer
         const status = reply.status ?? 200;
         const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
         const isJson = typeof reply.body !== 'string';
-        res.writeHead(status, { 'content-type': isJson ? 'application/json' : 'text/html', 'x-request-id': `req_${requests.length}`, ...reply.headers });
+        res.writeHead(status, {
+          'content-type': isJson ? 'application/json' : 'text/html',
+          'x-request-id': `req_${requests.length}`,
+          ...reply.headers,
+        });
         if (reply.stallBody) {
           res.write(body.slice(0, 5));
           return;
@@ -137,6 +149,16 @@ export async function startWireServer(signingKey = SIGNING_KEY): Promise<WireSer
 
 /** Error body in the spec's envelope. */
 export function apiError(status: number, code: string, extra: Record<string, unknown> = {}): Reply {
-  const types: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found', 409: 'idempotency_error', 429: 'rate_limit_error', 500: 'api_error', 502: 'upstream_error', 504: 'upstream_timeout' };
+  const types: Record<number, string> = {
+    400: 'invalid_request_error',
+    401: 'authentication_error',
+    403: 'permission_error',
+    404: 'not_found',
+    409: 'idempotency_error',
+    429: 'rate_limit_error',
+    500: 'api_error',
+    502: 'upstream_error',
+    504: 'upstream_timeout',
+  };
   return { status, body: { type: types[status] ?? 'api_error', code, message: `${code} happened`, request_id: `req_${code}`, ...extra } };
 }

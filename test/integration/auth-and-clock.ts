@@ -45,7 +45,11 @@ export function describeAuthAndClock(mode: Mode): void {
         const { sandbox, client } = w;
         const m = sandbox.state.seedMember({ balances: { USDT: { available: '100' } } });
         // An envelope the simulator would send for a token it no longer accepts, on every attempt.
-        sandbox.faults.inject({ method: 'POST', path: W }, { kind: 'unknown_code', status: 401, code: 'invalid_token' }, { times: Infinity });
+        sandbox.faults.inject(
+          { method: 'POST', path: W },
+          { kind: 'unknown_code', status: 401, code: 'invalid_token' },
+          { times: Infinity },
+        );
         const err = await thrown(() => client.member(m.id).withdrawals.create(order));
         expect(isApiError(err, 'invalid_token')).toBe(true);
         expect(attemptsOn(sandbox, 'POST', W)).toHaveLength(2);

@@ -72,7 +72,9 @@ describe('webhooks', () => {
       },
     });
     // Deliveries go straight to the handler: no socket, nothing for msw to intercept.
-    const hooks: Sandbox = createSandbox({ webhooks: { transport: async (_url, req) => (await handler.handle(req.body, req.headers)).status } });
+    const hooks: Sandbox = createSandbox({
+      webhooks: { transport: async (_url, req) => (await handler.handle(req.body, req.headers)).status },
+    });
     msw.resetHandlers(...hooks.handlers);
     const hooked = hooks.client({ via: 'msw' });
     hooks.webhooks.register('https://merchant.example/webhooks'); // events are emitted while a receiver is registered

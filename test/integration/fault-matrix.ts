@@ -126,7 +126,11 @@ export const MONEY_OPS: readonly MoneyOp[] = [
         call: (c, o) => c.sandbox.faucet({ asset: 'USDT', amount: '250' }, o),
         money(n) {
           const p = sandbox.state.merchant.prepaid['USDT']!;
-          expect(d(p.available).toFixed()).toBe(d(500).plus(250 * n).toFixed());
+          expect(d(p.available).toFixed()).toBe(
+            d(500)
+              .plus(250 * n)
+              .toFixed(),
+          );
           expect(d(p.locked).toFixed()).toBe('0');
         },
         result(data, replayed) {
@@ -146,12 +150,17 @@ export const MONEY_OPS: readonly MoneyOp[] = [
       sandbox.state.setPrepaid('USDT', { available: '1000' });
       return {
         path: '/v1/merchant/conversions',
-        call: (c, o) => c.merchant.conversions.create({ from_asset: 'USDT', to_asset: 'USDC', from_amount: '100', min_to_amount: '99.9' }, o),
+        call: (c, o) =>
+          c.merchant.conversions.create({ from_asset: 'USDT', to_asset: 'USDC', from_amount: '100', min_to_amount: '99.9' }, o),
         money(n) {
           const p = sandbox.state.merchant.prepaid;
           const usdt = d(p['USDT']!.available);
           const usdc = d(p['USDC']?.available ?? 0);
-          expect(usdt.toFixed()).toBe(d(1000).minus(100 * n).toFixed());
+          expect(usdt.toFixed()).toBe(
+            d(1000)
+              .minus(100 * n)
+              .toFixed(),
+          );
           expect(usdc.toFixed()).toBe(d('99.9').mul(n).toFixed());
           // What left USDT reached USDC, less the 0.1 fee (sandbox price list).
           expect(usdt.plus(usdc).plus(d('0.1').mul(n)).toFixed()).toBe('1000');
@@ -238,7 +247,14 @@ const apiErrorOf = (code: string, status: number) => (err: unknown) => {
 
 function statusFault(status: 500 | 502 | 504, when: 'before' | 'after'): FaultMode {
   const code = status === 500 ? 'api_error' : status === 502 ? 'upstream_error' : 'upstream_timeout';
-  return { name: `${status} ${when}`, fault: { kind: 'status', status, when }, code, executes: when === 'after', persistentAttempts: 3, expectError: apiErrorOf(code, status) };
+  return {
+    name: `${status} ${when}`,
+    fault: { kind: 'status', status, when },
+    code,
+    executes: when === 'after',
+    persistentAttempts: 3,
+    expectError: apiErrorOf(code, status),
+  };
 }
 
 /** Every fault mode of the kit that applies to a money-moving call. */
@@ -249,9 +265,30 @@ export const FAULT_MODES: readonly FaultMode[] = [
   statusFault(502, 'after'),
   statusFault(504, 'before'),
   statusFault(504, 'after'),
-  { name: '409 in_progress', fault: { kind: 'in_progress' }, code: 'idempotency_in_progress', executes: false, persistentAttempts: 3, expectError: apiErrorOf('idempotency_in_progress', 409) },
-  { name: '429 flat', fault: { kind: 'rate_limited', retryAfter: 0, shape: 'flat' }, code: 'rate_limited', executes: false, persistentAttempts: 3, expectError: apiErrorOf('rate_limited', 429) },
-  { name: '429 wrapped', fault: { kind: 'rate_limited', retryAfter: 0, shape: 'wrapped' }, code: 'rate_limited', executes: false, persistentAttempts: 3, expectError: apiErrorOf('rate_limited', 429) },
+  {
+    name: '409 in_progress',
+    fault: { kind: 'in_progress' },
+    code: 'idempotency_in_progress',
+    executes: false,
+    persistentAttempts: 3,
+    expectError: apiErrorOf('idempotency_in_progress', 409),
+  },
+  {
+    name: '429 flat',
+    fault: { kind: 'rate_limited', retryAfter: 0, shape: 'flat' },
+    code: 'rate_limited',
+    executes: false,
+    persistentAttempts: 3,
+    expectError: apiErrorOf('rate_limited', 429),
+  },
+  {
+    name: '429 wrapped',
+    fault: { kind: 'rate_limited', retryAfter: 0, shape: 'wrapped' },
+    code: 'rate_limited',
+    executes: false,
+    persistentAttempts: 3,
+    expectError: apiErrorOf('rate_limited', 429),
+  },
   {
     name: 'reset connection',
     fault: { kind: 'reset' },
@@ -318,17 +355,24 @@ function expectationOf(op: MoneyOp, f: FaultMode, times: number): Expectation {
     const attempts: [number, number] = f.fault.kind === 'delay' ? [2, 3] : [2, 2];
     return { succeeds: true, attempts, effects: 1, injections: 1 };
   }
-  return { succeeds: false, attempts: [f.persistentAttempts, f.persistentAttempts], effects: f.executes ? 1 : 0, injections: f.persistentAttempts };
+  return {
+    succeeds: false,
+    attempts: [f.persistentAttempts, f.persistentAttempts],
+    effects: f.executes ? 1 : 0,
+    injections: f.persistentAttempts,
+  };
 }
 
 /** Cells of the matrix and the faults they inject, for the closing count. */
 export function matrixSize(): { cells: number; injections: number } {
   let cells = 0;
   let injections = 0;
-  for (const op of MONEY_OPS) for (const f of FAULT_MODES) for (const t of FAULT_TIMES) {
-    cells++;
-    injections += expectationOf(op, f, t).injections;
-  }
+  for (const op of MONEY_OPS)
+    for (const f of FAULT_MODES)
+      for (const t of FAULT_TIMES) {
+        cells++;
+        injections += expectationOf(op, f, t).injections;
+      }
   return { cells, injections };
 }
 

@@ -127,7 +127,10 @@ export function bucketsOf(row: Readonly<Record<BucketName, string>>): Record<Buc
 }
 
 /** Expected buckets: the given ones, every other bucket 0. */
-export function expectBuckets(row: Readonly<Record<BucketName, string>>, expected: Partial<Record<BucketName, string | Decimal.Value>>): void {
+export function expectBuckets(
+  row: Readonly<Record<BucketName, string>>,
+  expected: Partial<Record<BucketName, string | Decimal.Value>>,
+): void {
   const want = Object.fromEntries(EIGHT_BUCKETS.map((b) => [b, new Decimal(expected[b] ?? 0).toFixed()]));
   expect(bucketsOf(row)).toEqual(want);
 }
@@ -136,7 +139,11 @@ export function expectBuckets(row: Readonly<Record<BucketName, string>>, expecte
  * The balance invariant: the sum of the eight buckets plus what left the member equals what was
  * there at the start.
  */
-export function expectConserved(row: Readonly<Record<BucketName, string>>, initialTotal: Decimal.Value, leftTheMember: Decimal.Value = 0): void {
+export function expectConserved(
+  row: Readonly<Record<BucketName, string>>,
+  initialTotal: Decimal.Value,
+  leftTheMember: Decimal.Value = 0,
+): void {
   expect(sumOfBuckets(row).plus(leftTheMember).toFixed()).toBe(new Decimal(initialTotal).toFixed());
 }
 

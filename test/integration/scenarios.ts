@@ -41,7 +41,9 @@ export function describeScenarios(mode: Mode): void {
       expect(first.data.duplicated).toBeUndefined();
       expect(prepaid('USDT').toFixed()).toBe('1000');
 
-      const again = await client.sandbox.faucet({ asset: 'usdt', amount: '1000' }, { idempotencyKey: first.response.idempotencyKey }).withResponse();
+      const again = await client.sandbox
+        .faucet({ asset: 'usdt', amount: '1000' }, { idempotencyKey: first.response.idempotencyKey })
+        .withResponse();
       expect(again.response.replayed).toBe(true);
       expect(again.data).toMatchObject({ duplicated: true, journal_id: first.data.journal_id });
       expect(sandbox.state.countEffects('faucet.credit')).toBe(1);
@@ -54,7 +56,12 @@ export function describeScenarios(mode: Mode): void {
 
     it('conversion: debits and credits with the fee; below the slippage floor nothing moves and nothing is retried', async () => {
       sandbox.state.setPrepaid('USDT', { available: '1000' });
-      const conv = await client.merchant.conversions.create({ from_asset: 'usdt', to_asset: 'usdc', from_amount: '100', min_to_amount: '99.9' });
+      const conv = await client.merchant.conversions.create({
+        from_asset: 'usdt',
+        to_asset: 'usdc',
+        from_amount: '100',
+        min_to_amount: '99.9',
+      });
       // Sandbox price list: 1:1, 0.1 % fee charged on the `to` side.
       expect(conv).toMatchObject({
         from_asset: 'USDT',
@@ -74,7 +81,9 @@ export function describeScenarios(mode: Mode): void {
       expect(prepaid('USDT').plus(prepaid('USDC')).plus(conv.fee_amount).toFixed()).toBe('1000');
 
       const before = sandbox.requests.length;
-      const err = await thrown(() => client.merchant.conversions.create({ from_asset: 'USDT', to_asset: 'USDC', from_amount: '100', min_to_amount: '99.95' }));
+      const err = await thrown(() =>
+        client.merchant.conversions.create({ from_asset: 'USDT', to_asset: 'USDC', from_amount: '100', min_to_amount: '99.95' }),
+      );
       expect(isApiError(err, 'amount_out_of_range')).toBe(true);
       expect((err as ApiError).attempts).toBe(1);
       expect(sandbox.requests.length - before).toBe(1);
@@ -91,7 +100,13 @@ export function describeScenarios(mode: Mode): void {
 
     it('top-up declaration: registers a pending record and changes no balance', async () => {
       sandbox.state.setPrepaid('USDT', { available: '5' });
-      const decl = await client.merchant.topups.create({ asset: 'usdt', channel: 'fiat', amount: '250.50', reference_no: 'RCPT-0001', note: 'wire of 1 May' });
+      const decl = await client.merchant.topups.create({
+        asset: 'usdt',
+        channel: 'fiat',
+        amount: '250.50',
+        reference_no: 'RCPT-0001',
+        note: 'wire of 1 May',
+      });
       expect(decl).toMatchObject({ asset: 'USDT', channel: 'fiat', amount_text: '250.50', status: 'pending' });
       expect(decl.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       expect(prepaid('USDT').toFixed()).toBe('5');
@@ -196,7 +211,9 @@ export function describeScenarios(mode: Mode): void {
 
     it('an address over 200 characters is refused before sending', async () => {
       sandbox.state.seedMember({ external_member_id: 'wd-3', balances: { USDT: { available: '5' } } });
-      expect(() => client.member('wd-3').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'x'.repeat(201) })).toThrow(InvalidArgumentError);
+      expect(() => client.member('wd-3').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'x'.repeat(201) })).toThrow(
+        InvalidArgumentError,
+      );
       expect(sent('POST', '/v1/withdrawals')).toHaveLength(0);
     });
   });
@@ -342,7 +359,12 @@ export function describeScenarios(mode: Mode): void {
         scale: 2,
         currency: 'USD',
       });
-      expect(await member.cards.closeCheck(clean.id)).toMatchObject({ balance: '1234', withdrawable: '1234', canClose: true, closePhase: 'idle' });
+      expect(await member.cards.closeCheck(clean.id)).toMatchObject({
+        balance: '1234',
+        withdrawable: '1234',
+        canClose: true,
+        closePhase: 'idle',
+      });
       // Reads are not signed.
       expect(sent('GET', `/v1/cards/${held.id}/close-check`)[0]!.headers['x-signature']).toBeUndefined();
     });
@@ -351,7 +373,10 @@ export function describeScenarios(mode: Mode): void {
       const m = sandbox.state.seedMember({ external_member_id: 'cd-5' });
       const card = sandbox.state.seedCard({ member: m.id });
       const member = client.member('cd-5');
-      expect(await member.cards.updateLimits(card.id, { single: '100', daily: '500', monthly: '2000' })).toEqual({ id: card.id, accepted: true });
+      expect(await member.cards.updateLimits(card.id, { single: '100', daily: '500', monthly: '2000' })).toEqual({
+        id: card.id,
+        accepted: true,
+      });
       expect(sandbox.state.card(card.id)?.limits).toEqual({ single: '100.00', daily: '500.00', monthly: '2000.00' });
       // An omitted item keeps its value.
       await member.cards.updateLimits(card.id, { daily: '600' });
@@ -386,7 +411,9 @@ export function describeScenarios(mode: Mode): void {
         const [a, b] = [seen[i - 1]!, seen[i]!];
         expect(a.created_at > b.created_at || (a.created_at === b.created_at && a.id > b.id)).toBe(true);
       }
-      const gets = sent('GET', '/v1/reports?limit=10').length + sandbox.requests.filter((r) => r.path.startsWith('/v1/reports?limit=10&cursor=')).length;
+      const gets =
+        sent('GET', '/v1/reports?limit=10').length +
+        sandbox.requests.filter((r) => r.path.startsWith('/v1/reports?limit=10&cursor=')).length;
       expect(gets).toBe(5);
       const first = await client.reports.list({ limit: 10 });
       expect(first.data).toHaveLength(10);
@@ -505,11 +532,28 @@ export function describeScenarios(mode: Mode): void {
       await client.assets.list(); // token first, so each call below is one request
 
       await expectCode(() => client.member('nobody').balances.list(), 'member_not_found', 404, 'not_found');
-      await expectCode(() => member.withdrawals.create({ asset: 'USDT', amount: '11', to_address: 'T' }), 'insufficient_balance', 400, 'invalid_request_error');
-      await expectCode(() => member.withdrawals.create({ asset: 'DOGE', amount: '1', to_address: 'T' }), 'asset_not_allowed', 400, 'invalid_request_error');
+      await expectCode(
+        () => member.withdrawals.create({ asset: 'USDT', amount: '11', to_address: 'T' }),
+        'insufficient_balance',
+        400,
+        'invalid_request_error',
+      );
+      await expectCode(
+        () => member.withdrawals.create({ asset: 'DOGE', amount: '1', to_address: 'T' }),
+        'asset_not_allowed',
+        400,
+        'invalid_request_error',
+      );
       // More decimals than ledger_scale (6) are allowed only when every excess digit is 0.
-      await expectCode(() => member.withdrawals.create({ asset: 'USDT', amount: '1.0000001', to_address: 'T' }), 'invalid_request', 400, 'invalid_request_error');
-      expect(await member.withdrawals.create({ asset: 'USDT', amount: '1.0000000', to_address: 'T' })).toMatchObject({ amount: '1.000000' });
+      await expectCode(
+        () => member.withdrawals.create({ asset: 'USDT', amount: '1.0000001', to_address: 'T' }),
+        'invalid_request',
+        400,
+        'invalid_request_error',
+      );
+      expect(await member.withdrawals.create({ asset: 'USDT', amount: '1.0000000', to_address: 'T' })).toMatchObject({
+        amount: '1.000000',
+      });
       await expectCode(() => client.reports.retrieve('rep_missing'), 'not_found', 404, 'not_found');
 
       // The same key with another body: the earlier call is not a failure, its key is just taken.
@@ -522,7 +566,12 @@ export function describeScenarios(mode: Mode): void {
       );
 
       sandbox.setScopes(sandbox.scopes.filter((s) => s !== 'withdrawals:write'));
-      await expectCode(() => member.withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T' }), 'insufficient_scope', 403, 'permission_error');
+      await expectCode(
+        () => member.withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T' }),
+        'insufficient_scope',
+        403,
+        'permission_error',
+      );
 
       sandbox.state.setMerchantStatus('suspended');
       await expectCode(() => client.sandbox.faucet({ asset: 'USDT' }), 'merchant_disabled', 403, 'permission_error');

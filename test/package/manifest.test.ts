@@ -107,8 +107,14 @@ describe('entry graph', () => {
   it('the main and webhooks entries never load msw, ioredis or the testing kit', () => {
     for (const entry of ['src/index.ts', 'src/webhooks/index.ts']) {
       const { files, bare } = reachable(entry);
-      expect([...bare].filter((b) => /^(msw|ioredis)(\/|$)/.test(b)), entry).toEqual([]);
-      expect([...files].filter((f) => f.includes(`${join('src', 'testing')}`)), entry).toEqual([]);
+      expect(
+        [...bare].filter((b) => /^(msw|ioredis)(\/|$)/.test(b)),
+        entry,
+      ).toEqual([]);
+      expect(
+        [...files].filter((f) => f.includes(`${join('src', 'testing')}`)),
+        entry,
+      ).toEqual([]);
     }
   });
 

@@ -14,7 +14,9 @@ const PLAIN = /^[0-9]+(\.[0-9]+)?$/;
 const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
 
 /** Decimal strings as a caller might write them, leading and trailing zeros included. */
-const decimalString = fc.tuple(digits(1, 40), fc.option(digits(1, 40), { nil: undefined })).map(([i, f]) => (f === undefined ? i : `${i}.${f}`));
+const decimalString = fc
+  .tuple(digits(1, 40), fc.option(digits(1, 40), { nil: undefined }))
+  .map(([i, f]) => (f === undefined ? i : `${i}.${f}`));
 
 /** Non-negative Decimals over a wide range of magnitudes, from this and from a cloned constructor. */
 const CloneDecimal = Decimal.clone({ precision: 5, toExpNeg: -2, toExpPos: 3 });
@@ -61,7 +63,16 @@ describe('amount normalisation (property)', () => {
   });
 
   it('numbers, bigints and other non-strings are rejected with a typed error naming the field', () => {
-    const notAmounts = fc.oneof(fc.double(), fc.integer(), fc.bigInt(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.object(), fc.array(fc.string()));
+    const notAmounts = fc.oneof(
+      fc.double(),
+      fc.integer(),
+      fc.bigInt(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+      fc.object(),
+      fc.array(fc.string()),
+    );
     fc.assert(
       fc.property(notAmounts, (v) => {
         let caught: unknown;
@@ -83,13 +94,43 @@ describe('amount normalisation (property)', () => {
     const special = fc.constantFrom(new Decimal(NaN), new Decimal(Infinity), new Decimal(-Infinity));
     const badText = fc.oneof(
       fc.string({ unit: 'grapheme', maxLength: 30 }),
-      fc.constantFrom('1e5', '1E-3', '-1', '+1', ' 1', '1 ', '1,000', '.5', '5.', '', 'NaN', 'Infinity', '0x10', '١٢٣', '１２３', '1_000', '1.2.3', '\n1'),
-      decimalString.chain((t) => fc.tuple(fc.nat({ max: t.length }), fc.constantFrom('e', '-', '+', ' ', ',', '_', '\u00a0', '\u0660')).map(([at, c]) => t.slice(0, at) + c + t.slice(at))),
+      fc.constantFrom(
+        '1e5',
+        '1E-3',
+        '-1',
+        '+1',
+        ' 1',
+        '1 ',
+        '1,000',
+        '.5',
+        '5.',
+        '',
+        'NaN',
+        'Infinity',
+        '0x10',
+        '١٢٣',
+        '１２３',
+        '1_000',
+        '1.2.3',
+        '\n1',
+      ),
+      decimalString.chain((t) =>
+        fc
+          .tuple(fc.nat({ max: t.length }), fc.constantFrom('e', '-', '+', ' ', ',', '_', '\u00a0', '\u0660'))
+          .map(([at, c]) => t.slice(0, at) + c + t.slice(at)),
+      ),
     );
     fc.assert(
-      fc.property(fc.oneof(negative, special, badText.filter((t) => !PLAIN.test(t))), (v) => {
-        expect(() => toAmountString(v, 'amount', { positive: false })).toThrow(InvalidArgumentError);
-      }),
+      fc.property(
+        fc.oneof(
+          negative,
+          special,
+          badText.filter((t) => !PLAIN.test(t)),
+        ),
+        (v) => {
+          expect(() => toAmountString(v, 'amount', { positive: false })).toThrow(InvalidArgumentError);
+        },
+      ),
       { numRuns: runs(300) },
     );
   });
@@ -97,19 +138,25 @@ describe('amount normalisation (property)', () => {
   it('over the wire: the body carries exactly the normalised text for Decimal amounts', async () => {
     const server = await startWireServer();
     const client = wireClient(server.url);
-    server.on('POST', '/v1/withdrawals', { status: 201, body: { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '1', ledger_scale: 6, to_address: 'T' } });
+    server.on('POST', '/v1/withdrawals', {
+      status: 201,
+      body: { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '1', ledger_scale: 6, to_address: 'T' },
+    });
     await fc.assert(
-      fc.asyncProperty(decimal.filter((d) => !d.isZero()), async (d) => {
-        server.requests.length = 0;
-        await client.member('m').withdrawals.create({ asset: 'USDT', amount: d, to_address: 'T' });
-        const raw = server.calls()[0]!.body.toString('utf8');
-        const sent = (JSON.parse(raw) as { amount: unknown }).amount;
-        expect(typeof sent).toBe('string');
-        expect(sent).toMatch(PLAIN);
-        expect(new Decimal(sent as string).eq(d)).toBe(true);
-        // The amount travels as a JSON string, never a JSON number.
-        expect(raw).toContain(`"amount":"${sent as string}"`);
-      }),
+      fc.asyncProperty(
+        decimal.filter((d) => !d.isZero()),
+        async (d) => {
+          server.requests.length = 0;
+          await client.member('m').withdrawals.create({ asset: 'USDT', amount: d, to_address: 'T' });
+          const raw = server.calls()[0]!.body.toString('utf8');
+          const sent = (JSON.parse(raw) as { amount: unknown }).amount;
+          expect(typeof sent).toBe('string');
+          expect(sent).toMatch(PLAIN);
+          expect(new Decimal(sent as string).eq(d)).toBe(true);
+          // The amount travels as a JSON string, never a JSON number.
+          expect(raw).toContain(`"amount":"${sent as string}"`);
+        },
+      ),
       { numRuns: runs(25) },
     );
     await client.close();

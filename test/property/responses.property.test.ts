@@ -8,7 +8,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, ConnectionError, MalformedResponseError, MerchantSdkError, ResponseValidationError, TimeoutError, type MerchantClient } from '../../src/index.js';
+import {
+  ApiError,
+  ConnectionError,
+  MalformedResponseError,
+  MerchantSdkError,
+  ResponseValidationError,
+  TimeoutError,
+  type MerchantClient,
+} from '../../src/index.js';
 import * as S from '../../src/schemas/index.js';
 import { wireClient } from '../helpers/client.js';
 import * as F from '../schemas/fixtures.js';
@@ -26,20 +34,48 @@ interface Shape {
 
 const SHAPES: Shape[] = [
   { name: 'withdrawal order', schema: S.withdrawalOrderSchema, sample: F.withdrawalOrder, enums: [['status']] },
-  { name: 'balances envelope', schema: S.balancesEnvelopeSchema, sample: { data: [F.balanceRow], next_cursor: null, has_more: false, balances: [F.balanceRow] }, enums: [] },
+  {
+    name: 'balances envelope',
+    schema: S.balancesEnvelopeSchema,
+    sample: { data: [F.balanceRow], next_cursor: null, has_more: false, balances: [F.balanceRow] },
+    enums: [],
+  },
   { name: 'QR quote', schema: S.qrQuoteSchema, sample: F.qrQuote, enums: [] },
   { name: 'KYC application', schema: S.kycApplicationSchema, sample: F.kycApplication, enums: [['status']] },
   { name: 'top-up', schema: S.topupDeclarationSchema, sample: F.topup, enums: [['channel'], ['status']] },
   { name: 'export report', schema: S.exportReportSchema, sample: F.report, enums: [['kind'], ['status'], ['error']] },
-  { name: 'report page', schema: S.exportReportPageSchema, sample: { data: [F.report], next_cursor: 'c', has_more: true }, enums: [['data', '0', 'status']] },
+  {
+    name: 'report page',
+    schema: S.exportReportPageSchema,
+    sample: { data: [F.report], next_cursor: 'c', has_more: true },
+    enums: [['data', '0', 'status']],
+  },
   { name: 'close precheck', schema: S.cardCloseCheckSchema, sample: F.closeCheck, enums: [['closePhase']] },
-  { name: 'pending action (slippage)', schema: S.pendingActionResultSchema, sample: { id: 'rmt_1', waiting_on: 'member', action: F.slippage }, enums: [['waiting_on'], ['action', 'reject_reason']] },
-  { name: 'pending action (supplement)', schema: S.pendingActionResultSchema, sample: { id: 'rmt_1', waiting_on: 'member', action: F.supplement }, enums: [['waiting_on'], ['action', 'status']] },
-  { name: 'personal account', schema: S.personalAccountApplicationSchema, sample: { id: 'vpa_1', status: 'reviewing' }, enums: [['status']] },
+  {
+    name: 'pending action (slippage)',
+    schema: S.pendingActionResultSchema,
+    sample: { id: 'rmt_1', waiting_on: 'member', action: F.slippage },
+    enums: [['waiting_on'], ['action', 'reject_reason']],
+  },
+  {
+    name: 'pending action (supplement)',
+    schema: S.pendingActionResultSchema,
+    sample: { id: 'rmt_1', waiting_on: 'member', action: F.supplement },
+    enums: [['waiting_on'], ['action', 'status']],
+  },
+  {
+    name: 'personal account',
+    schema: S.personalAccountApplicationSchema,
+    sample: { id: 'vpa_1', status: 'reviewing' },
+    enums: [['status']],
+  },
   { name: 'token', schema: S.tokenSchema, sample: F.token, enums: [['token_type']] },
 ];
 
-const key = fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'then'));
+const key = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 12 }),
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'then'),
+);
 const extras = fc.dictionary(key, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 5 });
 
 /** Adds `extra` fields that the sample does not have, at the top and in every nested object. */
@@ -47,8 +83,11 @@ function withExtras(value: unknown, extra: Json): unknown {
   if (Array.isArray(value)) return value.map((v) => withExtras(v, extra));
   if (typeof value !== 'object' || value === null) return value;
   const out: Json = {};
-  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: withExtras(v, extra), enumerable: true, writable: true, configurable: true });
-  for (const [k, v] of Object.entries(extra)) if (!Object.prototype.hasOwnProperty.call(value, k)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(value))
+    Object.defineProperty(out, k, { value: withExtras(v, extra), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(extra))
+    if (!Object.prototype.hasOwnProperty.call(value, k))
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -72,31 +111,42 @@ describe('responses (property)', () => {
 
   it('valid shapes with random extra fields (any key) and unknown enum values always parse, unchanged', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...SHAPES), extras, fc.array(fc.string({ maxLength: 20 }), { minLength: 3, maxLength: 3 }), (shape, extra, enumValues) => {
-        // The body travels as JSON text, as from the service: parse it the way the client does.
-        const text = JSON.stringify(withExtras(shape.sample, extra));
-        const body = tryParseJson(text) as Json;
-        shape.enums.forEach((path, i) => setPath(body, path, enumValues[i % enumValues.length]!));
-        const expected = JSON.parse(JSON.stringify(body)) as unknown;
-        const result = shape.schema.safeParse(body);
-        expect(result.success).toBe(true);
-        // Every field kept, with the same value, extra and unknown ones included.
-        expect(JSON.parse(JSON.stringify(result.data))).toEqual(expected);
-        expect(Object.getPrototypeOf(result.data)).toBe(Object.prototype);
-      }),
+      fc.property(
+        fc.constantFrom(...SHAPES),
+        extras,
+        fc.array(fc.string({ maxLength: 20 }), { minLength: 3, maxLength: 3 }),
+        (shape, extra, enumValues) => {
+          // The body travels as JSON text, as from the service: parse it the way the client does.
+          const text = JSON.stringify(withExtras(shape.sample, extra));
+          const body = tryParseJson(text) as Json;
+          shape.enums.forEach((path, i) => setPath(body, path, enumValues[i % enumValues.length]!));
+          const expected = JSON.parse(JSON.stringify(body)) as unknown;
+          const result = shape.schema.safeParse(body);
+          expect(result.success).toBe(true);
+          // Every field kept, with the same value, extra and unknown ones included.
+          expect(JSON.parse(JSON.stringify(result.data))).toEqual(expected);
+          expect(Object.getPrototypeOf(result.data)).toBe(Object.prototype);
+        },
+      ),
       { numRuns: runs(300) },
     );
   });
 
   it('a pending action of any unknown kind, with any fields, parses and keeps them', () => {
     fc.assert(
-      fc.property(fc.string().filter((k) => k !== 'slippage' && k !== 'supplement'), extras, (kind, extra) => {
-        const body = tryParseJson(JSON.stringify({ id: 'rmt_1', waiting_on: 'member', action: { ...withExtras({}, extra) as Json, kind } })) as Json;
-        const result = S.pendingActionResultSchema.safeParse(body);
-        expect(result.success).toBe(true);
-        expect(JSON.parse(JSON.stringify(result.data))).toEqual(body);
-        expect(S.isUnknownAction((result.data as { action: S.PendingAction }).action)).toBe(true);
-      }),
+      fc.property(
+        fc.string().filter((k) => k !== 'slippage' && k !== 'supplement'),
+        extras,
+        (kind, extra) => {
+          const body = tryParseJson(
+            JSON.stringify({ id: 'rmt_1', waiting_on: 'member', action: { ...(withExtras({}, extra) as Json), kind } }),
+          ) as Json;
+          const result = S.pendingActionResultSchema.safeParse(body);
+          expect(result.success).toBe(true);
+          expect(JSON.parse(JSON.stringify(result.data))).toEqual(body);
+          expect(S.isUnknownAction((result.data as { action: S.PendingAction }).action)).toBe(true);
+        },
+      ),
       { numRuns: runs(200) },
     );
   });
@@ -123,13 +173,29 @@ const hostileBody = fc.oneof(
   fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)),
   fc.nat({ max: sampleJson.length - 1 }).map((n) => Buffer.from(sampleJson.slice(0, n))),
   fc.nat({ max: errorJson.length - 1 }).map((n) => Buffer.from(errorJson.slice(0, n))),
-  fc.constantFrom(Buffer.from('<html><body>502 Bad Gateway</body></html>'), Buffer.from('null'), Buffer.from('[]'), Buffer.from('"str"'), Buffer.from('{}'), Buffer.from('{"code":42}'), Buffer.from(sampleJson), Buffer.from(errorJson)),
+  fc.constantFrom(
+    Buffer.from('<html><body>502 Bad Gateway</body></html>'),
+    Buffer.from('null'),
+    Buffer.from('[]'),
+    Buffer.from('"str"'),
+    Buffer.from('{}'),
+    Buffer.from('{"code":42}'),
+    Buffer.from(sampleJson),
+    Buffer.from(errorJson),
+  ),
   fc.integer({ min: CAP + 1, max: CAP * 8 }).map((n) => Buffer.from(`{"pad":"${'x'.repeat(n)}"}`)),
 );
 
 const hostile: fc.Arbitrary<Hostile> = fc.record({
   status: fc.constantFrom(200, 201, 204, 400, 401, 404, 409, 429, 500, 502, 503, 504),
-  contentType: fc.constantFrom(undefined, 'application/json', 'text/html', 'text/plain; charset=utf-8', 'application/octet-stream', 'application/json; charset=latin1'),
+  contentType: fc.constantFrom(
+    undefined,
+    'application/json',
+    'text/html',
+    'text/plain; charset=utf-8',
+    'application/octet-stream',
+    'application/json; charset=latin1',
+  ),
   body: hostileBody,
   withLength: fc.boolean(),
   cutAfter: fc.option(fc.nat({ max: 200 }), { nil: undefined, freq: 5 }),
@@ -190,7 +256,9 @@ describe('hostile responses (property, over a loopback socket)', () => {
       await fc.assert(
         fc.asyncProperty(hostile, fc.boolean(), async (h, write) => {
           next = h;
-          const call = write ? client.member('m').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T' }) : client.member('m').balances.envelope();
+          const call = write
+            ? client.member('m').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T' })
+            : client.member('m').balances.envelope();
           const outcome = await call.then(
             (v) => ({ ok: true as const, v }),
             (e: unknown) => ({ ok: false as const, e }),

@@ -14,7 +14,13 @@ import { runs } from './runs.js';
 
 /** The spec's recipe, written out: METHOD, path with query as sent, timestamp, nonce, body hash. */
 function reference(req: RecordedRequest): string {
-  const lines = [req.method.toUpperCase(), req.url, req.headers['x-timestamp'] ?? '', req.headers['x-nonce'] ?? '', createHash('sha256').update(req.body).digest('hex')];
+  const lines = [
+    req.method.toUpperCase(),
+    req.url,
+    req.headers['x-timestamp'] ?? '',
+    req.headers['x-nonce'] ?? '',
+    createHash('sha256').update(req.body).digest('hex'),
+  ];
   return createHmac('sha256', SIGNING_KEY).update(lines.join('\n'), 'utf8').digest('base64');
 }
 
@@ -29,9 +35,20 @@ const nasty = fc.string({
 });
 
 /** A raw path as `client.request()` takes it: percent-encoded ASCII, built here with the platform encoder. */
-const rawPath = fc.array(nasty.filter((s) => s !== '' && s !== '.' && s !== '..'), { minLength: 1, maxLength: 4 }).map((segs) => `/v1/${segs.map((s) => encodeURIComponent(s)).join('/')}`);
+const rawPath = fc
+  .array(
+    nasty.filter((s) => s !== '' && s !== '.' && s !== '..'),
+    { minLength: 1, maxLength: 4 },
+  )
+  .map((segs) => `/v1/${segs.map((s) => encodeURIComponent(s)).join('/')}`);
 
-const query = fc.array(fc.tuple(nasty.filter((k) => k !== ''), fc.oneof(nasty, fc.integer(), fc.boolean())), { maxLength: 5 });
+const query = fc.array(
+  fc.tuple(
+    nasty.filter((k) => k !== ''),
+    fc.oneof(nasty, fc.integer(), fc.boolean()),
+  ),
+  { maxLength: 5 },
+);
 
 /** JSON bodies with unicode (line separators, astral, escapes) at every depth. */
 const body = fc.oneof(
@@ -55,30 +72,36 @@ describe('signing (property, over a loopback socket)', () => {
   it('writes: the signature equals the reference over the raw bytes received, and the query arrives intact', async () => {
     const nonces = new Set<string>();
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('POST', 'PATCH', 'PUT', 'DELETE') as fc.Arbitrary<'POST' | 'PATCH' | 'PUT' | 'DELETE'>, rawPath, query, body, async (method, path, q, b) => {
-        const before = server.requests.length;
-        const queryObject = Object.fromEntries(q);
-        await client.request({ method, path, query: queryObject, body: b, onBehalfOf: 'ext-1' }).catch(() => undefined);
-        const received = server.requests.slice(before).filter((r) => r.url !== '/v1/connect/token');
-        expect(received).toHaveLength(1);
-        const req = received[0]!;
-        expect(req.method).toBe(method);
-        // Exactly what the SDK signed went on the wire: the reference over the received bytes matches.
-        const sig = req.headers['x-signature']!;
-        expect(sig).toBe(reference(req));
-        expect(sig).toHaveLength(44);
-        expect(req.headers['x-timestamp']).toMatch(/^\d{10}$/);
-        expect(nonces.has(req.headers['x-nonce']!)).toBe(false);
-        nonces.add(req.headers['x-nonce']!);
-        // The body received is the JSON of the body given (the empty hash when there is none).
-        expect(req.body.toString('utf8')).toBe(b === undefined ? '' : JSON.stringify(b));
-        // The path is unchanged and the query decodes back to the parameters given, in order.
-        const [p, ...rest] = req.url.split('?');
-        expect(p).toBe(path);
-        const expected = Object.entries(queryObject).map(([k, v]) => [k, String(v)]);
-        expect([...new URLSearchParams(rest.join('?'))]).toEqual(expected);
-        expect(req.url).toMatch(/^[\x21-\x7e]+$/);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('POST', 'PATCH', 'PUT', 'DELETE') as fc.Arbitrary<'POST' | 'PATCH' | 'PUT' | 'DELETE'>,
+        rawPath,
+        query,
+        body,
+        async (method, path, q, b) => {
+          const before = server.requests.length;
+          const queryObject = Object.fromEntries(q);
+          await client.request({ method, path, query: queryObject, body: b, onBehalfOf: 'ext-1' }).catch(() => undefined);
+          const received = server.requests.slice(before).filter((r) => r.url !== '/v1/connect/token');
+          expect(received).toHaveLength(1);
+          const req = received[0]!;
+          expect(req.method).toBe(method);
+          // Exactly what the SDK signed went on the wire: the reference over the received bytes matches.
+          const sig = req.headers['x-signature']!;
+          expect(sig).toBe(reference(req));
+          expect(sig).toHaveLength(44);
+          expect(req.headers['x-timestamp']).toMatch(/^\d{10}$/);
+          expect(nonces.has(req.headers['x-nonce']!)).toBe(false);
+          nonces.add(req.headers['x-nonce']!);
+          // The body received is the JSON of the body given (the empty hash when there is none).
+          expect(req.body.toString('utf8')).toBe(b === undefined ? '' : JSON.stringify(b));
+          // The path is unchanged and the query decodes back to the parameters given, in order.
+          const [p, ...rest] = req.url.split('?');
+          expect(p).toBe(path);
+          const expected = Object.entries(queryObject).map(([k, v]) => [k, String(v)]);
+          expect([...new URLSearchParams(rest.join('?'))]).toEqual(expected);
+          expect(req.url).toMatch(/^[\x21-\x7e]+$/);
+        },
+      ),
       { numRuns: runs(60) },
     );
   });

@@ -22,7 +22,11 @@ beforeEach(async () => {
   server.on('POST', '/v1/exchange/orders', never);
   server.on('GET', '/v1/stall-body', { status: 200, body: { data: 'x'.repeat(100) }, stallBody: true });
   server.on('POST', '/v1/withdrawals', apiError(502, 'upstream_error'));
-  server.on('POST', '/v1/limited', { status: 429, headers: { 'retry-after': '59' }, body: { error: { code: 'rate_limited', message: 'slow down', retry_after: 59 } } });
+  server.on('POST', '/v1/limited', {
+    status: 429,
+    headers: { 'retry-after': '59' },
+    body: { error: { code: 'rate_limited', message: 'slow down', retry_after: 59 } },
+  });
   server.on('GET', '/v1/assets', { body: { data: [], next_cursor: null, has_more: false } });
   stuckToken.onToken(never);
 });
@@ -33,7 +37,11 @@ afterEach(async () => {
 
 function runChild(args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: DEADLINE_MS, killSignal: 'SIGKILL' });
+    const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: DEADLINE_MS,
+      killSignal: 'SIGKILL',
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -67,7 +75,8 @@ describe('cancellation', () => {
       // No timer was left behind once the clients were closed (sockets may still be closing).
       expect(report.activeAfterClose.filter((r) => r === 'Timeout')).toEqual([]);
       // Aborted writes name their key, so the caller can retry the same operation safely.
-      for (const o of report.outcomes.filter((x) => ['response', 'backoff'].includes(x.scenario))) expect(o.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+      for (const o of report.outcomes.filter((x) => ['response', 'backoff'].includes(x.scenario)))
+        expect(o.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
       // The backoff scenario was aborted while sleeping, after exactly one attempt.
       expect(server.calls().filter((c) => c.url === '/v1/withdrawals')).toHaveLength(1);
       // The 429 pause scenario never sent its call (only the call that drew the 429 went out).
@@ -79,9 +88,13 @@ describe('cancellation', () => {
   );
 
   it('a token exchange wanted only by aborted calls is abandoned; one still wanted goes on', async () => {
-    const token = (name: string): Reply => ({ body: { auth_token: name, expired_at: Math.floor(Date.now() / 1000) + 1800, token_type: 'Bearer', scopes: [] } });
+    const token = (name: string): Reply => ({
+      body: { auth_token: name, expired_at: Math.floor(Date.now() / 1000) + 1800, token_type: 'Bearer', scopes: [] },
+    });
     let release: ((r: Reply) => void) | undefined;
-    stuckToken.onToken((_req, n) => (n === 0 ? new Promise<never>(() => undefined) : n === 1 ? new Promise<Reply>((r) => (release = r)) : token(`tok_${n}`)));
+    stuckToken.onToken((_req, n) =>
+      n === 0 ? new Promise<never>(() => undefined) : n === 1 ? new Promise<Reply>((r) => (release = r)) : token(`tok_${n}`),
+    );
     stuckToken.on('GET', '/v1/assets', { body: { data: [], next_cursor: null, has_more: false } });
     const client = wireClient(stuckToken.url);
     const waitFor = async (cond: () => boolean): Promise<void> => {

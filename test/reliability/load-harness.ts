@@ -91,7 +91,28 @@ const BUCKET_OF: Record<Kind, RateLimitBucket> = {
   deposit: 'deposits',
 };
 /** 40% reads, 35% orders, 15% members_write, 10% deposits. */
-const MIX: readonly Kind[] = ['balances', 'withdrawal', 'assets', 'faucet', 'balances', 'withdrawal', 'member', 'assets', 'withdrawal', 'deposit', 'balances', 'faucet', 'member', 'assets', 'withdrawal', 'deposit', 'balances', 'withdrawal', 'member', 'assets'];
+const MIX: readonly Kind[] = [
+  'balances',
+  'withdrawal',
+  'assets',
+  'faucet',
+  'balances',
+  'withdrawal',
+  'member',
+  'assets',
+  'withdrawal',
+  'deposit',
+  'balances',
+  'faucet',
+  'member',
+  'assets',
+  'withdrawal',
+  'deposit',
+  'balances',
+  'withdrawal',
+  'member',
+  'assets',
+];
 
 export function kindOf(i: number): Kind {
   return MIX[i % MIX.length]!;

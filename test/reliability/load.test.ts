@@ -35,7 +35,14 @@ async function collect(): Promise<number> {
 
 function callsPerBucket(n: number): Record<RateLimitBucket, number> {
   const out: Record<RateLimitBucket, number> = { reads: 0, orders: 0, members_write: 0, deposits: 0 };
-  const bucket = { balances: 'reads', assets: 'reads', withdrawal: 'orders', faucet: 'orders', member: 'members_write', deposit: 'deposits' } as const;
+  const bucket = {
+    balances: 'reads',
+    assets: 'reads',
+    withdrawal: 'orders',
+    faucet: 'orders',
+    member: 'members_write',
+    deposit: 'deposits',
+  } as const;
   for (let i = 0; i < n; i++) out[bucket[kindOf(i)]]++;
   return out;
 }
@@ -158,7 +165,9 @@ describe(`load: ${CALLS} concurrent mixed calls through one client (simulator in
     server = await sandbox.listen();
     const client = new MerchantClient({ baseUrl: server.url, ...sandbox.credentials });
     const member = sandbox.state.seedMember({ balances: { USDT: { available: '10' } } });
-    const results = await Promise.allSettled(Array.from({ length: 400 }, (_, i) => (i % 2 === 0 ? client.member(member.id).balances.list() : client.assets.list())));
+    const results = await Promise.allSettled(
+      Array.from({ length: 400 }, (_, i) => (i % 2 === 0 ? client.member(member.id).balances.list() : client.assets.list())),
+    );
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
     expect(max).toBeGreaterThan(1);
     expect(max).toBeLessThanOrEqual(64);

@@ -3,7 +3,15 @@
  * through the client against a loopback server: what the pipeline asks of any RequestLimiter.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AbortError, ApiError, InvalidArgumentError, MemoryRateLimiter, RATE_LIMIT_QUOTAS, type RateLimitBucket, type RequestLimiter } from '../../src/index.js';
+import {
+  AbortError,
+  ApiError,
+  InvalidArgumentError,
+  MemoryRateLimiter,
+  RATE_LIMIT_QUOTAS,
+  type RateLimitBucket,
+  type RequestLimiter,
+} from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
 import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 
@@ -222,12 +230,24 @@ describe('the client and a RequestLimiter', () => {
   it('acquires once per attempt (never for the token exchange) and settles each attempt once', async () => {
     const limiter = new SpyLimiter();
     const client = wireClient(server.url, { limiter });
-    server.on('POST', '/v1/withdrawals', [apiError(502, 'upstream_error'), { status: 201, body: { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '1', ledger_scale: 6, to_address: 'T' } }]);
+    server.on('POST', '/v1/withdrawals', [
+      apiError(502, 'upstream_error'),
+      { status: 201, body: { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '1', ledger_scale: 6, to_address: 'T' } },
+    ]);
     server.on('GET', '/v1/assets', { body: { data: [], next_cursor: null, has_more: false } });
     await client.member('m').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T' });
     await client.assets.list();
     await client.members.create({ external_member_id: 'x' }).catch(() => undefined);
-    expect(limiter.log).toEqual(['acquire:orders', 'settle:orders', 'acquire:orders', 'settle:orders', 'acquire:reads', 'settle:reads', 'acquire:members_write', 'settle:members_write']);
+    expect(limiter.log).toEqual([
+      'acquire:orders',
+      'settle:orders',
+      'acquire:orders',
+      'settle:orders',
+      'acquire:reads',
+      'settle:reads',
+      'acquire:members_write',
+      'settle:members_write',
+    ]);
     expect(server.tokenExchanges()).toBe(1);
     await client.close();
   });
@@ -235,8 +255,15 @@ describe('the client and a RequestLimiter', () => {
   it('a 429 pauses its bucket in the limiter for Retry-After, also when the call gives up', async () => {
     const limiter = new SpyLimiter();
     const client = wireClient(server.url, { limiter, maxRetries: 0 });
-    server.on('POST', '/v1/exchange/orders', { status: 429, headers: { 'retry-after': '7' }, body: { error: { code: 'rate_limited', message: 'slow down', retry_after: 7 } } });
-    const err = await client.member('m').exchange.order({}).catch((e: unknown) => e);
+    server.on('POST', '/v1/exchange/orders', {
+      status: 429,
+      headers: { 'retry-after': '7' },
+      body: { error: { code: 'rate_limited', message: 'slow down', retry_after: 7 } },
+    });
+    const err = await client
+      .member('m')
+      .exchange.order({})
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe('rate_limited');
     expect(limiter.log).toEqual(['acquire:orders', 'settle:orders', 'pause:orders:7000']);
@@ -248,7 +275,13 @@ describe('the client and a RequestLimiter', () => {
     const at: number[] = [];
     server.on('POST', '/v1/exchange/orders', (_req, n) => {
       at.push(Date.now());
-      return n === 0 ? { status: 429, headers: { 'retry-after': '1' }, body: { type: 'rate_limit_error', code: 'rate_limited', message: 'x', request_id: 'r', retry_after: 1 } } : { status: 201, body: { id: 'ex_1' } };
+      return n === 0
+        ? {
+            status: 429,
+            headers: { 'retry-after': '1' },
+            body: { type: 'rate_limit_error', code: 'rate_limited', message: 'x', request_id: 'r', retry_after: 1 },
+          }
+        : { status: 201, body: { id: 'ex_1' } };
     });
     server.on('GET', '/v1/assets', { body: { data: [], next_cursor: null, has_more: false } });
     await expect(client.member('m').exchange.order({})).rejects.toMatchObject({ code: 'rate_limited' });
@@ -256,7 +289,11 @@ describe('the client and a RequestLimiter', () => {
     const order = client.member('m').exchange.order({});
     await client.assets.list();
     await order;
-    expect(server.calls().map((c) => `${c.method} ${c.url}`)).toEqual(['POST /v1/exchange/orders', 'GET /v1/assets', 'POST /v1/exchange/orders']);
+    expect(server.calls().map((c) => `${c.method} ${c.url}`)).toEqual([
+      'POST /v1/exchange/orders',
+      'GET /v1/assets',
+      'POST /v1/exchange/orders',
+    ]);
     // Retry-After: 1 honoured from the moment the 429 was answered (same clock, to the ms).
     expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(1000);
     await client.close();

@@ -360,7 +360,10 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     proxyUrl = proxy.url;
     closeProxy = proxy.close;
     client = newClient('main');
-    const m = sandbox.state.seedMember({ external_member_id: 'sweep-1', balances: { USDT: { available: '100000' }, USDC: { available: '500' } } });
+    const m = sandbox.state.seedMember({
+      external_member_id: 'sweep-1',
+      balances: { USDT: { available: '100000' }, USDC: { available: '500' } },
+    });
     memberRef = m.external_member_id;
     sandbox.state.setPrepaid('USDT', { available: '100000' });
   });
@@ -392,15 +395,21 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     collectObject('page promise', pages);
     await succeeds('pending balances', () => pending);
     await succeeds('pending pages', () => pages.collect(10));
-    const w = await succeeds('withdrawals.create', () => member.withdrawals.create({ asset: 'USDT', amount: '10', to_address: 'T-sweep' }).withResponse());
+    const w = await succeeds('withdrawals.create', () =>
+      member.withdrawals.create({ asset: 'USDT', amount: '10', to_address: 'T-sweep' }).withResponse(),
+    );
     await succeeds('withdrawals.confirm', () => member.withdrawals.confirm(w.data.id).withResponse());
     await succeeds('sandbox.faucet', () => client.sandbox.faucet({ asset: 'USDT', amount: '100' }).withResponse());
     await succeeds('merchant.conversions.create', () =>
-      client.merchant.conversions.create({ from_asset: 'USDT', to_asset: 'USDC', from_amount: '100', min_to_amount: '99.9' }).withResponse(),
+      client.merchant.conversions
+        .create({ from_asset: 'USDT', to_asset: 'USDC', from_amount: '100', min_to_amount: '99.9' })
+        .withResponse(),
     );
     await succeeds('merchant.balances', () => client.merchant.balances().collect(20));
     await succeeds('members.create', () => client.members.create({ external_member_id: 'sweep-2' }).withResponse());
-    await succeeds('deposits.declare', () => client.member('sweep-2').deposits.declare({ asset: 'USDT', amount: '15.5', tx_hash: '0xfeed' }).withResponse());
+    await succeeds('deposits.declare', () =>
+      client.member('sweep-2').deposits.declare({ asset: 'USDT', amount: '15.5', tx_hash: '0xfeed' }).withResponse(),
+    );
     await succeeds('qrpay.quote', () => member.qrpay.quote({ code_value: 'sbxqr:Kopi Shop:SGD:13.50' }).withResponse());
     await succeeds('kyc.submitApplication', () =>
       member.kyc.submitApplication({ profile: { first_name: 'Ada', last_name: 'Lovelace', nationality: 'GB' } }).withResponse(),
@@ -419,7 +428,9 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     const emptyPin = await fails('cards.activate empty pin', () => cards.activate(card.id, { expiry: EXPIRY, pin: '' }));
     expect(emptyPin).toBeInstanceOf(InvalidArgumentError);
     // Wrong details: 500 api_error, never retried.
-    const mismatch = await fails('cards.activate wrong details', () => cards.activate(wrong.id, { expiry: WRONG_EXPIRY, pin: WRONG_PIN }).withResponse());
+    const mismatch = await fails('cards.activate wrong details', () =>
+      cards.activate(wrong.id, { expiry: WRONG_EXPIRY, pin: WRONG_PIN }).withResponse(),
+    );
     expect(isApiError(mismatch, 'api_error')).toBe(true);
     expect((mismatch as ApiError).attempts).toBe(1);
     const ok = await succeeds('cards.activate', () => cards.activate(card.id, { expiry: EXPIRY, pin: PIN }).withResponse());
@@ -432,7 +443,9 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     const locked = await fails('cards.activate locked', () => cards.activate(wrong.id, { expiry: EXPIRY, pin: PIN }));
     expect(isApiError(locked, 'state_invalid')).toBe(true);
     // Plain API errors.
-    expect(isApiError(await fails('request not_found', () => client.request({ method: 'GET', path: '/v1/nothing' })), 'not_found')).toBe(true);
+    expect(isApiError(await fails('request not_found', () => client.request({ method: 'GET', path: '/v1/nothing' })), 'not_found')).toBe(
+      true,
+    );
     expect(isApiError(await fails('member_not_found', () => client.member('nobody').balances.list()), 'member_not_found')).toBe(true);
   });
 
@@ -499,7 +512,11 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     const renewed = await succeeds('after revocation', () => member.withdrawals.create(order).withResponse());
     expect(renewed.response.attempts).toBe(2);
     // A token the service keeps refusing: one renewal per call, then raised.
-    const refused = inject({ method: 'POST', path: '/v1/withdrawals' }, { kind: 'unknown_code', status: 401, code: 'invalid_token' }, Infinity);
+    const refused = inject(
+      { method: 'POST', path: '/v1/withdrawals' },
+      { kind: 'unknown_code', status: 401, code: 'invalid_token' },
+      Infinity,
+    );
     expect(isApiError(await fails('invalid_token persisting', () => member.withdrawals.create(order)), 'invalid_token')).toBe(true);
     refused.remove();
 
@@ -545,7 +562,14 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
       const rid = u.headers['x-request-id'];
       return typeof rid === 'string' ? { 'x-request-id': rid } : {};
     };
-    const cases: Array<{ label: string; method: string; path: RegExp; call: () => PromiseLike<unknown>; reply: HostileRule['reply']; expected: unknown }> = [
+    const cases: Array<{
+      label: string;
+      method: string;
+      path: RegExp;
+      call: () => PromiseLike<unknown>;
+      reply: HostileRule['reply'];
+      expected: unknown;
+    }> = [
       {
         label: 'HTML 200',
         method: 'GET',
@@ -564,7 +588,9 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
         call: () => member.balances.list(),
         reply: (res, u) => {
           res.writeHead(200, { 'content-type': 'application/json', ...id(u) });
-          res.end('{"__proto__":{"isAdmin":true},"data":{"constructor":{"prototype":{"polluted":1}}},"has_more":"maybe","\\u005f_proto__":{"x":1}}');
+          res.end(
+            '{"__proto__":{"isAdmin":true},"data":{"constructor":{"prototype":{"polluted":1}}},"has_more":"maybe","\\u005f_proto__":{"x":1}}',
+          );
         },
         expected: ResponseValidationError,
       },
@@ -663,7 +689,9 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     inject({ method: 'POST', path: '/v1/withdrawals' }, { kind: 'delay', ms: 300 }, 1);
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 40);
-    expect(await fails('aborted in flight', () => member.withdrawals.create(order, { signal: ac.signal }).withResponse())).toBeInstanceOf(AbortError);
+    expect(await fails('aborted in flight', () => member.withdrawals.create(order, { signal: ac.signal }).withResponse())).toBeInstanceOf(
+      AbortError,
+    );
     const reasoned = new AbortController();
     inject({ method: 'GET', path: '/v1/balances' }, { kind: 'delay', ms: 300 }, 1);
     setTimeout(() => reasoned.abort(new Error('shutting down')), 40);
@@ -678,7 +706,9 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     inject({ method: 'GET', path: '/v1/balances' }, { kind: 'rate_limited', retryAfter: 0, shape: 'wrapped' }, 1);
     const burst = [
       ...Array.from({ length: 6 }, (_, i) => attempt(`burst read ${i}`, () => member.balances.list())),
-      ...Array.from({ length: 3 }, (_, i) => attempt(`burst order ${i}`, () => member.withdrawals.create({ asset: 'USDT', amount: '1', to_address: `T-burst-${i}` }))),
+      ...Array.from({ length: 3 }, (_, i) =>
+        attempt(`burst order ${i}`, () => member.withdrawals.create({ asset: 'USDT', amount: '1', to_address: `T-burst-${i}` })),
+      ),
     ];
     await pause(5);
     collectObject('limiter mid-burst', limiter);
@@ -717,9 +747,24 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     const url = `http://127.0.0.1:${(rx.address() as AddressInfo).port}/webhooks`;
     try {
       sandbox.webhooks.register(url);
-      const env = await sandbox.webhooks.emit('card.3ds.received', { object: 'card', id: 'crd_sweep', external_member_id: 'sweep-1', status: 'received', otp_code: OTPS[0] });
-      await sandbox.webhooks.emit('card.status.updated', { object: 'card', id: 'crd_sweep', external_member_id: 'sweep-1', status: 'frozen' });
-      await sandbox.webhooks.emit('card.3ds.received', { object: 'card', id: 'crd_sweep', external_member_id: 'sweep-1', status: 'received', otp_code: OTPS[1] }, { duplicates: 1 });
+      const env = await sandbox.webhooks.emit('card.3ds.received', {
+        object: 'card',
+        id: 'crd_sweep',
+        external_member_id: 'sweep-1',
+        status: 'received',
+        otp_code: OTPS[0],
+      });
+      await sandbox.webhooks.emit('card.status.updated', {
+        object: 'card',
+        id: 'crd_sweep',
+        external_member_id: 'sweep-1',
+        status: 'frozen',
+      });
+      await sandbox.webhooks.emit(
+        'card.3ds.received',
+        { object: 'card', id: 'crd_sweep', external_member_id: 'sweep-1', status: 'received', otp_code: OTPS[1] },
+        { duplicates: 1 },
+      );
       await sandbox.webhooks.flush();
       sandbox.webhooks.unregister();
       expect(processed).toBeGreaterThanOrEqual(3);
@@ -746,10 +791,18 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
       await post('invalid data', badData, { 'z-event-id': 'evt_bad2', 'z-event-type': env.event_type, 'z-signature': badDataSig });
       const mismatchSig = sandbox.webhooks.sign(JSON.stringify(env));
       webhookSignaturesSent.push(mismatchSig);
-      await post('header mismatch', JSON.stringify(env), { 'z-event-id': 'evt_other', 'z-event-type': env.event_type, 'z-signature': mismatchSig });
+      await post('header mismatch', JSON.stringify(env), {
+        'z-event-id': 'evt_other',
+        'z-event-type': env.event_type,
+        'z-signature': mismatchSig,
+      });
       await post('no signature', JSON.stringify(env), { 'z-event-id': env.event_id, 'z-event-type': env.event_type });
       // Framework-neutral form: a parsed body instead of raw bytes; a handler without verify.
-      const parsed = await handler.handle(env as unknown as string, { 'z-event-id': env.event_id, 'z-event-type': env.event_type, 'z-signature': mismatchSig });
+      const parsed = await handler.handle(env as unknown as string, {
+        'z-event-id': env.event_id,
+        'z-event-type': env.event_type,
+        'z-signature': mismatchSig,
+      });
       record('webhook-answer:raw body required', safeJson(parsed.body));
       expect(parsed.status).toBe(500);
       const unverified = await noVerify.handle(badData, { 'z-event-id': 'evt_bad2', 'z-event-type': env.event_type });
@@ -757,8 +810,12 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
       expect(unverified.status).toBe(400);
       // parseEvent throws typed errors.
       await fails('parseEvent invalid json', () => parseEvent(badJson, { 'z-event-id': 'evt_bad1', 'z-event-type': 'card.3ds.received' }));
-      await fails('parseEvent invalid data', () => parseEvent(badData, { 'z-event-id': 'evt_bad2', 'z-event-type': env.event_type, 'z-signature': badDataSig }));
-      await fails('parseEvent header mismatch', () => parseEvent(JSON.stringify(env), { 'z-event-id': 'evt_other', 'z-event-type': env.event_type }));
+      await fails('parseEvent invalid data', () =>
+        parseEvent(badData, { 'z-event-id': 'evt_bad2', 'z-event-type': env.event_type, 'z-signature': badDataSig }),
+      );
+      await fails('parseEvent header mismatch', () =>
+        parseEvent(JSON.stringify(env), { 'z-event-id': 'evt_other', 'z-event-type': env.event_type }),
+      );
       await fails('webhook handler bad options', () => createWebhookHandler({ onEvent: 'nope' as never }));
       await fails('webhook handler bad timeout', () => createWebhookHandler({ onEvent: () => undefined, timeoutMs: 60_000 }));
     } finally {
@@ -794,12 +851,24 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
         const err = await fails(`config ${label}`, () => new MerchantClient({ ...options, logger: captureLogger('config') }));
         expect(err, label).toBeInstanceOf(InvalidArgumentError);
       }
-      process.env = { MERCHANT_API_BASE_URL: server.url, MERCHANT_API_CLIENT_ID: clientId, MERCHANT_API_KEY: apiKey, MERCHANT_API_SIGNING_KEY: `${signingKey}\r` };
+      process.env = {
+        MERCHANT_API_BASE_URL: server.url,
+        MERCHANT_API_CLIENT_ID: clientId,
+        MERCHANT_API_KEY: apiKey,
+        MERCHANT_API_SIGNING_KEY: `${signingKey}\r`,
+      };
       expect(await fails('config env signing key with CR', () => new MerchantClient())).toBeInstanceOf(InvalidArgumentError);
-      process.env = { MERCHANT_API_BASE_URL: server.url, MERCHANT_API_CLIENT_ID: clientId, MERCHANT_API_KEY: apiKey, MERCHANT_API_SIGNING_KEY: signingKey };
+      process.env = {
+        MERCHANT_API_BASE_URL: server.url,
+        MERCHANT_API_CLIENT_ID: clientId,
+        MERCHANT_API_KEY: apiKey,
+        MERCHANT_API_SIGNING_KEY: signingKey,
+      };
       const fromEnv = new MerchantClient({ logger: captureLogger('env'), tokenStore: new RecordingTokenStore(), backoff: FAST_BACKOFF });
       clients.push(fromEnv);
-      await succeeds('client from env', () => fromEnv.member(memberRef).withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T-env' }).withResponse());
+      await succeeds('client from env', () =>
+        fromEnv.member(memberRef).withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T-env' }).withResponse(),
+      );
     } finally {
       process.env = env;
     }
@@ -875,7 +944,10 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     const plantedHits = scan(planted, secrets, encoded);
     expect(plantedHits.map((f) => f.excerpt)).toEqual(planted.map((p) => p.text));
     const clean = [
-      { source: 'clean', text: `MerchantClient { baseUrl: '${server.url}', clientId: '${creds.clientId.slice(0, 4)}***' } req_0123456789abcdef01234567 ${Date.now()} 1${PIN}9 x${OTPS[0]}y` },
+      {
+        source: 'clean',
+        text: `MerchantClient { baseUrl: '${server.url}', clientId: '${creds.clientId.slice(0, 4)}***' } req_0123456789abcdef01234567 ${Date.now()} 1${PIN}9 x${OTPS[0]}y`,
+      },
     ];
     expect(scan(clean, secrets, encoded)).toEqual([]);
 
@@ -885,7 +957,16 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     expect([...levels].sort()).toEqual(['debug', 'error', 'info', 'warn']);
     expect(logLines.length).toBeGreaterThan(100);
     expect(errors.length).toBeGreaterThan(40);
-    for (const name of ['ApiError', 'ConnectionError', 'TimeoutError', 'AbortError', 'MalformedResponseError', 'ResponseValidationError', 'InvalidArgumentError', 'WebhookParseError']) {
+    for (const name of [
+      'ApiError',
+      'ConnectionError',
+      'TimeoutError',
+      'AbortError',
+      'MalformedResponseError',
+      'ResponseValidationError',
+      'InvalidArgumentError',
+      'WebhookParseError',
+    ]) {
       expect(classes, name).toContain(name);
     }
     expect(injected.every((f) => f.hits > 0)).toBe(true);

@@ -12,7 +12,8 @@ const key = (e: { method: string; path: string }) => `${e.method} ${e.path}`;
 /** Walks `a.b.c` to `root.a.b.c`, or `member.b.c` to `root.member('x').b.c`. */
 function resolve(root: object, id: string): unknown {
   const [head, ...rest] = id.split('.');
-  let node: unknown = head === 'member' ? (root as { member(id: string): unknown }).member('ext-1') : (root as Record<string, unknown>)[head!];
+  let node: unknown =
+    head === 'member' ? (root as { member(id: string): unknown }).member('ext-1') : (root as Record<string, unknown>)[head!];
   for (const part of rest) node = node === undefined || node === null ? undefined : (node as Record<string, unknown>)[part];
   return node;
 }

@@ -19,7 +19,12 @@ export class FakeCaller implements EndpointCaller {
   call<T>(endpoint: EndpointDescriptor<T>, args: CallArgs = {}): ApiPromise<T> {
     this.calls.push({ endpoint: endpoint as EndpointDescriptor, args, kind: 'call' });
     const data = endpoint.response.parse(this.reply);
-    return new ApiPromiseImpl(Promise.resolve({ data, response: { requestId: 'req_fake', status: 200, headers: {}, idempotencyKey: undefined, replayed: false, attempts: 1 } }));
+    return new ApiPromiseImpl(
+      Promise.resolve({
+        data,
+        response: { requestId: 'req_fake', status: 200, headers: {}, idempotencyKey: undefined, replayed: false, attempts: 1 },
+      }),
+    );
   }
 
   list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T> = {}): PagePromise<T> {

@@ -60,11 +60,19 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     reply: F.topup,
     call: (r, o) => r.merchant.topups.create({ asset: 'USDT', channel: 'fiat', amount: '1000.50', reference_no: 'INV-1', note: 'wire' }, o),
   },
-  'merchant.topups.list': { request: 'GET /v1/merchant/topups?limit=10', reply: loosePage, call: (r, o) => r.merchant.topups.list({ limit: 10 }, o) },
+  'merchant.topups.list': {
+    request: 'GET /v1/merchant/topups?limit=10',
+    reply: loosePage,
+    call: (r, o) => r.merchant.topups.list({ limit: 10 }, o),
+  },
   'merchant.balances': { request: 'GET /v1/merchant/balances', reply: loosePage, call: (r, o) => r.merchant.balances(undefined, o) },
   'merchant.lines': { request: 'GET /v1/merchant/lines', reply: loosePage, call: (r, o) => r.merchant.lines(undefined, o) },
   'merchant.pending': { request: 'GET /v1/merchant/pending', reply: loose, call: (r, o) => r.merchant.pending(undefined, o) },
-  'merchant.conversionPairs': { request: 'GET /v1/merchant/conversion-pairs', reply: loosePage, call: (r, o) => r.merchant.conversionPairs(undefined, o) },
+  'merchant.conversionPairs': {
+    request: 'GET /v1/merchant/conversion-pairs',
+    reply: loosePage,
+    call: (r, o) => r.merchant.conversionPairs(undefined, o),
+  },
   'merchant.depositAddress': {
     request: 'POST /v1/merchant/deposit-address',
     body: json({ asset: 'USDT' }),
@@ -77,7 +85,11 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     reply: { data: [F.report], next_cursor: null, has_more: false },
     call: (r, o) => r.reports.list({ limit: 2 }, o),
   },
-  'reports.retrieve': { request: 'GET /v1/reports/rep_1', reply: { ...loose, download_url: 'https://dl' }, call: (r, o) => r.reports.retrieve('rep_1', o) },
+  'reports.retrieve': {
+    request: 'GET /v1/reports/rep_1',
+    reply: { ...loose, download_url: 'https://dl' },
+    call: (r, o) => r.reports.retrieve('rep_1', o),
+  },
   'remittances.corridors': {
     request: 'GET /v1/remit/corridors?line=pobo',
     reply: { data: [F.corridor], next_cursor: null, has_more: false },
@@ -89,7 +101,11 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     reply: { unavailable: false, banks: [F.bank] },
     call: (r, o) => r.remittances.swiftSearch({ q: 'DEUTDEFF', country: 'DE' }, o),
   },
-  'remittances.agreement': { request: 'GET /v1/remit/vp/agreement?lang=zh-Hant', reply: F.agreement, call: (r, o) => r.remittances.agreement({ lang: 'zh-Hant' }, o) },
+  'remittances.agreement': {
+    request: 'GET /v1/remit/vp/agreement?lang=zh-Hant',
+    reply: F.agreement,
+    call: (r, o) => r.remittances.agreement({ lang: 'zh-Hant' }, o),
+  },
   'assets.list': { request: 'GET /v1/assets', reply: loosePage, call: (r, o) => r.assets.list(undefined, o) },
   'members.create': {
     request: 'POST /v1/members',
@@ -99,7 +115,12 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     reply: loose,
     call: (r, o) => r.members.create({ external_member_id: 'ext-9' }, o),
   },
-  'members.suspend': { request: 'POST /v1/members/mem_1/suspend', body: '{}', reply: loose, call: (r, o) => r.members.suspend('mem_1', undefined, o) },
+  'members.suspend': {
+    request: 'POST /v1/members/mem_1/suspend',
+    body: '{}',
+    reply: loose,
+    call: (r, o) => r.members.suspend('mem_1', undefined, o),
+  },
   'sandbox.faucet': {
     request: 'POST /v1/sandbox/faucet',
     body: json({ asset: 'USDT', amount: '50' }),
@@ -126,7 +147,14 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     reply: F.withdrawalOrder,
     call: (r, o) => m(r).withdrawals.create({ asset: 'USDT', amount: new Decimal('25.50'), to_address: 'TQ1abc' }, o),
   },
-  'member.withdrawals.confirm': { request: 'POST /v1/withdrawals/wdr_1/confirm', body: '{}', member: true, key: true, reply: loose, call: (r, o) => m(r).withdrawals.confirm('wdr_1', undefined, o) },
+  'member.withdrawals.confirm': {
+    request: 'POST /v1/withdrawals/wdr_1/confirm',
+    body: '{}',
+    member: true,
+    key: true,
+    reply: loose,
+    call: (r, o) => m(r).withdrawals.confirm('wdr_1', undefined, o),
+  },
   'member.withdrawals.fail': {
     request: 'POST /v1/withdrawals/wdr_1/fail',
     body: json({ note: 'reverted' }),
@@ -135,8 +163,18 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     reply: loose,
     call: (r, o) => m(r).withdrawals.fail('wdr_1', { note: 'reverted' }, o),
   },
-  'member.withdrawals.addresses': { request: 'GET /v1/withdraw-addresses', member: true, reply: loosePage, call: (r, o) => m(r).withdrawals.addresses(undefined, o) },
-  'member.qrpay.schemes': { request: 'GET /v1/qrpay/schemes', member: true, reply: loosePage, call: (r, o) => m(r).qrpay.schemes(undefined, o) },
+  'member.withdrawals.addresses': {
+    request: 'GET /v1/withdraw-addresses',
+    member: true,
+    reply: loosePage,
+    call: (r, o) => m(r).withdrawals.addresses(undefined, o),
+  },
+  'member.qrpay.schemes': {
+    request: 'GET /v1/qrpay/schemes',
+    member: true,
+    reply: loosePage,
+    call: (r, o) => m(r).qrpay.schemes(undefined, o),
+  },
   'member.qrpay.decode': {
     request: 'POST /v1/qrpay/decode',
     body: json({ code_value: '000201' }),
@@ -146,11 +184,28 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   },
   'member.qrpay.quote': {
     request: 'POST /v1/qrpay/quotes',
-    body: json({ funding_source: 'member', code_value: '000201', currency: 'THB', amount: '350.00', preferred_asset: 'USDT', payer: { custName: 'A' } }),
+    body: json({
+      funding_source: 'member',
+      code_value: '000201',
+      currency: 'THB',
+      amount: '350.00',
+      preferred_asset: 'USDT',
+      payer: { custName: 'A' },
+    }),
     member: true,
     reply: F.qrQuote,
     call: (r, o) =>
-      m(r).qrpay.quote({ preferred_asset: 'USDT', amount: '350.00', code_value: '000201', funding_source: 'member', currency: 'THB', payer: { custName: 'A' } }, o),
+      m(r).qrpay.quote(
+        {
+          preferred_asset: 'USDT',
+          amount: '350.00',
+          code_value: '000201',
+          funding_source: 'member',
+          currency: 'THB',
+          payer: { custName: 'A' },
+        },
+        o,
+      ),
   },
   'member.qrpay.pay': {
     request: 'POST /v1/qrpay/payments',
@@ -168,7 +223,8 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     key: true,
     status: 201,
     reply: F.kycApplication,
-    call: (r, o) => m(r).kyc.submitApplication({ profile: { first_name: 'Ada', last_name: 'L', nationality: 'SG' }, card_product_id: 'cpd_1' }, o),
+    call: (r, o) =>
+      m(r).kyc.submitApplication({ profile: { first_name: 'Ada', last_name: 'L', nationality: 'SG' }, card_product_id: 'cpd_1' }, o),
   },
   'member.kyc.quickBind': {
     request: 'POST /v1/kyc/quick',
@@ -179,8 +235,20 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     call: (r, o) => m(r).kyc.quickBind({ email: 'a+b@example.com', country: 'SG', identity_type: 'passport' }, o),
   },
   'member.kyc.status': { request: 'GET /v1/kyc', member: true, reply: loose, call: (r, o) => m(r).kyc.status(undefined, o) },
-  'member.kyc.createSession': { request: 'POST /v1/kyc/sessions', body: '{}', member: true, key: true, reply: loose, call: (r, o) => m(r).kyc.createSession(undefined, o) },
-  'member.cards.products': { request: 'GET /v1/cards/products?limit=5', member: true, reply: loosePage, call: (r, o) => m(r).cards.products({ limit: 5 }, o) },
+  'member.kyc.createSession': {
+    request: 'POST /v1/kyc/sessions',
+    body: '{}',
+    member: true,
+    key: true,
+    reply: loose,
+    call: (r, o) => m(r).kyc.createSession(undefined, o),
+  },
+  'member.cards.products': {
+    request: 'GET /v1/cards/products?limit=5',
+    member: true,
+    reply: loosePage,
+    call: (r, o) => m(r).cards.products({ limit: 5 }, o),
+  },
   'member.cards.productQuote': {
     request: 'GET /v1/cards/products/1/quote?quick_kyc_binding_id=6f1c',
     member: true,
@@ -196,7 +264,12 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     reply: loose,
     call: (r, o) => m(r).cards.apply({ card_product_id: 'cpd_1', quick_kyc_binding_id: '6f1c' }, o),
   },
-  'member.cards.retrieve': { request: 'GET /v1/cards/crd_1', member: true, reply: { id: 'crd_1', status: 'active', limits_updatable: true }, call: (r, o) => m(r).cards.retrieve('crd_1', o) },
+  'member.cards.retrieve': {
+    request: 'GET /v1/cards/crd_1',
+    member: true,
+    reply: { id: 'crd_1', status: 'active', limits_updatable: true },
+    call: (r, o) => m(r).cards.retrieve('crd_1', o),
+  },
   'member.cards.unfreeze': {
     request: 'POST /v1/cards/crd_1/unfreeze',
     body: '{}',
@@ -213,8 +286,20 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     reply: { id: 'crd_1', status: 'active' },
     call: (r, o) => m(r).cards.activate('crd_1', { expiry: '07/29', pin: '1234' }, o),
   },
-  'member.cards.closeCheck': { request: 'GET /v1/cards/crd_1/close-check', member: true, reply: F.closeCheck, call: (r, o) => m(r).cards.closeCheck('crd_1', o) },
-  'member.cards.close': { request: 'POST /v1/cards/crd_1/close', body: '{}', member: true, key: true, reply: loose, call: (r, o) => m(r).cards.close('crd_1', undefined, o) },
+  'member.cards.closeCheck': {
+    request: 'GET /v1/cards/crd_1/close-check',
+    member: true,
+    reply: F.closeCheck,
+    call: (r, o) => m(r).cards.closeCheck('crd_1', o),
+  },
+  'member.cards.close': {
+    request: 'POST /v1/cards/crd_1/close',
+    body: '{}',
+    member: true,
+    key: true,
+    reply: loose,
+    call: (r, o) => m(r).cards.close('crd_1', undefined, o),
+  },
   'member.cards.withdraw': {
     request: 'POST /v1/cards/crd_1/withdrawals',
     body: json({ amount: '5' }),
@@ -262,8 +347,18 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     reply: loose,
     call: (r, o) => m(r).remittances.createPayee({ clearing_system: 'FASTER PAYMENTS' }, o),
   },
-  'member.remittances.list': { request: 'GET /v1/remittances?limit=3', member: true, reply: loosePage, call: (r, o) => m(r).remittances.list({ limit: 3 }, o) },
-  'member.remittances.retrieve': { request: 'GET /v1/remittances/1', member: true, reply: loose, call: (r, o) => m(r).remittances.retrieve('1', o) },
+  'member.remittances.list': {
+    request: 'GET /v1/remittances?limit=3',
+    member: true,
+    reply: loosePage,
+    call: (r, o) => m(r).remittances.list({ limit: 3 }, o),
+  },
+  'member.remittances.retrieve': {
+    request: 'GET /v1/remittances/1',
+    member: true,
+    reply: loose,
+    call: (r, o) => m(r).remittances.retrieve('1', o),
+  },
   'member.remittances.pendingAction': {
     request: 'GET /v1/remittances/rmt_1/pending-action',
     member: true,
@@ -297,14 +392,34 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   },
   'member.shippingAddresses.update': {
     request: 'PATCH /v1/shipping-addresses/addr%201',
-    body: json({ country: 'SG', recipient_last: 'L', recipient_first: 'A', phone_code: '65', phone_number: '1', city: 'S', line1: 'x', line2: '', postal_code: '1' }),
+    body: json({
+      country: 'SG',
+      recipient_last: 'L',
+      recipient_first: 'A',
+      phone_code: '65',
+      phone_number: '1',
+      city: 'S',
+      line1: 'x',
+      line2: '',
+      postal_code: '1',
+    }),
     member: true,
     key: true,
     reply: loose,
     call: (r, o) =>
       m(r).shippingAddresses.update(
         'addr 1',
-        { country: 'SG', recipient_last: 'L', recipient_first: 'A', phone_code: '65', phone_number: '1', city: 'S', line1: 'x', line2: '', postal_code: '1' },
+        {
+          country: 'SG',
+          recipient_last: 'L',
+          recipient_first: 'A',
+          phone_code: '65',
+          phone_number: '1',
+          city: 'S',
+          line1: 'x',
+          line2: '',
+          postal_code: '1',
+        },
         o,
       ),
   },

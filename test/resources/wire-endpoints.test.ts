@@ -77,7 +77,7 @@ describe('result helpers keep the response metadata', () => {
 
   it('a caller idempotency key is sent unchanged', async () => {
     const key = '0b6a6f1c-2d3e-4f50-8a9b-0c1d2e3f4a5b';
-    server.on('POST', '/v1/sandbox/faucet', { body: { ...SAMPLES['sandbox.faucet']!.reply as object, duplicated: true } });
+    server.on('POST', '/v1/sandbox/faucet', { body: { ...(SAMPLES['sandbox.faucet']!.reply as object), duplicated: true } });
     const { data, response } = await client.sandbox.faucet({ asset: 'USDT' }, { idempotencyKey: key }).withResponse();
     expect(data.duplicated).toBe(true);
     expect(response.idempotencyKey).toBe(key);

@@ -19,56 +19,135 @@ afterEach(async () => {
 /** The error codes the spec lists for each fully specified endpoint, with their HTTP status. */
 const DOCUMENTED: Record<string, ReadonlyArray<readonly [number, string]>> = {
   'member.withdrawals.create': [
-    [400, 'invalid_request'], [400, 'asset_not_allowed'], [400, 'insufficient_balance'], [400, 'limit_exceeded'],
-    [400, 'request_rejected'], [400, 'service_unavailable'], [409, 'idempotency_key_reused'], [409, 'idempotency_in_progress'],
-    [400, 'member_context_required'], [404, 'member_not_found'],
+    [400, 'invalid_request'],
+    [400, 'asset_not_allowed'],
+    [400, 'insufficient_balance'],
+    [400, 'limit_exceeded'],
+    [400, 'request_rejected'],
+    [400, 'service_unavailable'],
+    [409, 'idempotency_key_reused'],
+    [409, 'idempotency_in_progress'],
+    [400, 'member_context_required'],
+    [404, 'member_not_found'],
   ],
   'member.qrpay.quote': [
-    [400, 'qr_code_invalid'], [400, 'corridor_not_supported'], [400, 'amount_out_of_range'], [400, 'kyc_required'],
-    [400, 'insufficient_balance'], [400, 'request_rejected'], [400, 'product_not_available'], [400, 'service_unavailable'],
-    [400, 'invalid_request'], [400, 'member_context_required'], [404, 'member_not_found'], [403, 'insufficient_scope'],
-    [429, 'rate_limited'], [502, 'upstream_error'],
+    [400, 'qr_code_invalid'],
+    [400, 'corridor_not_supported'],
+    [400, 'amount_out_of_range'],
+    [400, 'kyc_required'],
+    [400, 'insufficient_balance'],
+    [400, 'request_rejected'],
+    [400, 'product_not_available'],
+    [400, 'service_unavailable'],
+    [400, 'invalid_request'],
+    [400, 'member_context_required'],
+    [404, 'member_not_found'],
+    [403, 'insufficient_scope'],
+    [429, 'rate_limited'],
+    [502, 'upstream_error'],
   ],
   'member.kyc.submitApplication': [
-    [400, 'invalid_request'], [400, 'product_not_available'], [400, 'state_invalid'], [404, 'member_not_found'],
-    [404, 'card_product_not_found'], [400, 'idempotency_key_required'], [409, 'idempotency_key_reused'],
+    [400, 'invalid_request'],
+    [400, 'product_not_available'],
+    [400, 'state_invalid'],
+    [404, 'member_not_found'],
+    [404, 'card_product_not_found'],
+    [400, 'idempotency_key_required'],
+    [409, 'idempotency_key_reused'],
   ],
   'member.kyc.quickBind': [
-    [400, 'quick_kyc_disabled'], [400, 'quick_kyc_limit'], [400, 'quick_kyc_exhausted'], [400, 'quick_kyc_unpaid'],
-    [400, 'invalid_request'], [400, 'member_context_required'], [404, 'member_not_found'], [409, 'idempotency_key_reused'],
+    [400, 'quick_kyc_disabled'],
+    [400, 'quick_kyc_limit'],
+    [400, 'quick_kyc_exhausted'],
+    [400, 'quick_kyc_unpaid'],
+    [400, 'invalid_request'],
+    [400, 'member_context_required'],
+    [404, 'member_not_found'],
+    [409, 'idempotency_key_reused'],
     [409, 'idempotency_in_progress'],
   ],
   'merchant.conversions.create': [
-    [400, 'quote_lock_unsupported'], [400, 'invalid_request'], [400, 'asset_not_allowed'], [400, 'product_not_available'],
-    [400, 'amount_out_of_range'], [400, 'merchant_insufficient_funds'], [400, 'limit_exceeded'], [400, 'service_unavailable'],
-    [403, 'insufficient_scope'], [409, 'idempotency_key_reused'], [409, 'idempotency_in_progress'],
+    [400, 'quote_lock_unsupported'],
+    [400, 'invalid_request'],
+    [400, 'asset_not_allowed'],
+    [400, 'product_not_available'],
+    [400, 'amount_out_of_range'],
+    [400, 'merchant_insufficient_funds'],
+    [400, 'limit_exceeded'],
+    [400, 'service_unavailable'],
+    [403, 'insufficient_scope'],
+    [409, 'idempotency_key_reused'],
+    [409, 'idempotency_in_progress'],
   ],
   'merchant.topups.create': [
-    [400, 'invalid_request'], [400, 'invalid_fields'], [400, 'asset_not_allowed'], [403, 'insufficient_scope'],
-    [409, 'idempotency_key_reused'], [409, 'idempotency_in_progress'],
+    [400, 'invalid_request'],
+    [400, 'invalid_fields'],
+    [400, 'asset_not_allowed'],
+    [403, 'insufficient_scope'],
+    [409, 'idempotency_key_reused'],
+    [409, 'idempotency_in_progress'],
   ],
-  'member.balances.list': [[400, 'member_context_required'], [404, 'member_not_found']],
-  'member.shippingAddresses.update': [[400, 'invalid_fields'], [400, 'idempotency_key_required'], [404, 'not_found']],
-  'member.remittances.applyPersonalAccount': [[400, 'kyc_required'], [400, 'state_invalid'], [403, 'insufficient_scope'], [404, 'member_not_found']],
-  'member.remittances.cancel': [[400, 'state_invalid'], [500, 'api_error'], [404, 'not_found']],
+  'member.balances.list': [
+    [400, 'member_context_required'],
+    [404, 'member_not_found'],
+  ],
+  'member.shippingAddresses.update': [
+    [400, 'invalid_fields'],
+    [400, 'idempotency_key_required'],
+    [404, 'not_found'],
+  ],
+  'member.remittances.applyPersonalAccount': [
+    [400, 'kyc_required'],
+    [400, 'state_invalid'],
+    [403, 'insufficient_scope'],
+    [404, 'member_not_found'],
+  ],
+  'member.remittances.cancel': [
+    [400, 'state_invalid'],
+    [500, 'api_error'],
+    [404, 'not_found'],
+  ],
   'remittances.agreement': [[503, 'service_unavailable']],
   'member.cards.unfreeze': [
-    [400, 'state_invalid'], [400, 'product_not_available'], [400, 'idempotency_key_required'], [400, 'idempotency_key_invalid'],
-    [500, 'api_error'], [404, 'not_found'],
+    [400, 'state_invalid'],
+    [400, 'product_not_available'],
+    [400, 'idempotency_key_required'],
+    [400, 'idempotency_key_invalid'],
+    [500, 'api_error'],
+    [404, 'not_found'],
   ],
   'reports.list': [[403, 'insufficient_scope']],
   'member.remittances.pendingAction': [[404, 'not_found']],
   'member.cards.closeCheck': [[404, 'not_found']],
   'member.cards.activate': [
-    [400, 'state_invalid'], [400, 'product_not_available'], [400, 'idempotency_key_required'], [400, 'idempotency_key_invalid'],
-    [500, 'api_error'], [404, 'not_found'],
+    [400, 'state_invalid'],
+    [400, 'product_not_available'],
+    [400, 'idempotency_key_required'],
+    [400, 'idempotency_key_invalid'],
+    [500, 'api_error'],
+    [404, 'not_found'],
   ],
   'sandbox.faucet': [
-    [400, 'invalid_request'], [400, 'asset_not_allowed'], [400, 'limit_exceeded'], [400, 'idempotency_key_required'],
-    [400, 'idempotency_key_invalid'], [409, 'idempotency_key_reused'], [409, 'idempotency_in_progress'], [404, 'not_found'],
+    [400, 'invalid_request'],
+    [400, 'asset_not_allowed'],
+    [400, 'limit_exceeded'],
+    [400, 'idempotency_key_required'],
+    [400, 'idempotency_key_invalid'],
+    [409, 'idempotency_key_reused'],
+    [409, 'idempotency_in_progress'],
+    [404, 'not_found'],
   ],
-  'remittances.corridors': [[403, 'insufficient_scope'], [500, 'api_error']],
-  'member.cards.updateLimits': [[400, 'state_invalid'], [400, 'product_not_available'], [400, 'invalid_fields'], [500, 'api_error'], [404, 'not_found']],
+  'remittances.corridors': [
+    [403, 'insufficient_scope'],
+    [500, 'api_error'],
+  ],
+  'member.cards.updateLimits': [
+    [400, 'state_invalid'],
+    [400, 'product_not_available'],
+    [400, 'invalid_fields'],
+    [500, 'api_error'],
+    [404, 'not_found'],
+  ],
   'remittances.swiftSearch': [[429, 'rate_limited']],
 };
 
@@ -92,7 +171,10 @@ describe('documented error codes surface as ApiError with that code', () => {
 
   it('the token exchange: 401 invalid_credentials surfaces on the first call', async () => {
     server.onToken(apiError(401, 'invalid_credentials'));
-    const err = await client.reports.list().then(() => undefined, (e: unknown) => e);
+    const err = await client.reports.list().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isApiError(err, 'invalid_credentials')).toBe(true);
     expect(server.calls()).toHaveLength(0);
   });
@@ -101,19 +183,31 @@ describe('documented error codes surface as ApiError with that code', () => {
 describe('documented extra fields', () => {
   it('faucet limit_exceeded carries limit_type single', async () => {
     server.on('POST', '/v1/sandbox/faucet', apiError(400, 'limit_exceeded', { limit_type: 'single' }));
-    const err = await client.sandbox.faucet({ asset: 'USDT', amount: '2000000' }).then(() => undefined, (e: unknown) => e);
+    const err = await client.sandbox.faucet({ asset: 'USDT', amount: '2000000' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isApiError(err, 'limit_exceeded') && err.extras.limit_type).toBe('single');
   });
 
   it('a locked card activation carries locked_until', async () => {
     server.on('POST', '/v1/cards/crd_1/activate', apiError(400, 'state_invalid', { locked_until: '2026-01-03T00:00:00Z' }));
-    const err = await client.member('ext-42').cards.activate('crd_1', { expiry: '07/29', pin: '1234' }).then(() => undefined, (e: unknown) => e);
+    const err = await client
+      .member('ext-42')
+      .cards.activate('crd_1', { expiry: '07/29', pin: '1234' })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(isApiError(err, 'state_invalid') && err.extras.locked_until).toBe('2026-01-03T00:00:00Z');
   });
 
   it('top-up invalid_fields carries fields[].key = amount', async () => {
     server.on('POST', '/v1/merchant/topups', apiError(400, 'invalid_fields', { fields: [{ key: 'amount', reason: 'invalid' }] }));
-    const err = await client.merchant.topups.create({ asset: 'USDT', amount: '1' }).then(() => undefined, (e: unknown) => e);
+    const err = await client.merchant.topups.create({ asset: 'USDT', amount: '1' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isApiError(err, 'invalid_fields') && err.extras.fields?.[0]?.key).toBe('amount');
   });
 });
@@ -151,7 +245,10 @@ describe('500s that retrying does not fix are not retried', () => {
     expect(calls[1]!.headers['x-nonce']).not.toBe(calls[0]!.headers['x-nonce']);
   });
   it('control: a remittance cancel 502 is still retried with the same key', async () => {
-    server.on('POST', '/v1/remittances/rmt_a%2Fb/cancel', [apiError(502, 'upstream_error'), { body: SAMPLES['member.remittances.cancel']!.reply }]);
+    server.on('POST', '/v1/remittances/rmt_a%2Fb/cancel', [
+      apiError(502, 'upstream_error'),
+      { body: SAMPLES['member.remittances.cancel']!.reply },
+    ]);
     await SAMPLES['member.remittances.cancel']!.call(client);
     expect(server.calls()).toHaveLength(2);
   });

@@ -131,7 +131,10 @@ describe('withdrawal', () => {
     rejected('amount', () => m().withdrawals.create({ ...base, amount: 25.5 as Any }));
   });
   it('accepts exactly 200 characters', async () => {
-    server.on('POST', '/v1/withdrawals', { status: 201, body: { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '1', ledger_scale: 6, to_address: 'x'.repeat(200) } });
+    server.on('POST', '/v1/withdrawals', {
+      status: 201,
+      body: { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '1', ledger_scale: 6, to_address: 'x'.repeat(200) },
+    });
     await m().withdrawals.create({ ...base, to_address: 'x'.repeat(200) });
     expect(server.calls()).toHaveLength(1);
   });
@@ -150,7 +153,10 @@ describe('top-up declaration', () => {
     rejected('channel', () => client.merchant.topups.create({ ...base, channel: 'FIAT' as Any }));
   });
   it('accepts the limits exactly, keeping the amount text unchanged', async () => {
-    server.on('POST', '/v1/merchant/topups', { status: 201, body: { id: 'u', asset: 'USDT', channel: 'chain', amount_text: 'x', status: 'pending' } });
+    server.on('POST', '/v1/merchant/topups', {
+      status: 201,
+      body: { id: 'u', asset: 'USDT', channel: 'chain', amount_text: 'x', status: 'pending' },
+    });
     const amount = `${'9'.repeat(20)}.${'0'.repeat(12)}`;
     await client.merchant.topups.create({ ...base, amount, reference_no: 'r'.repeat(64) });
     expect(JSON.parse(server.calls()[0]!.body.toString())).toEqual({ asset: 'USDT', amount, reference_no: 'r'.repeat(64) });

@@ -33,7 +33,11 @@ describe('reports.list', () => {
     const ids: string[] = [];
     for await (const r of client.reports.list({ limit: 2 })) ids.push(r.id);
     expect(ids).toEqual(['rep_5', 'rep_4', 'rep_3', 'rep_2', 'rep_1']);
-    expect(server.calls().map((r) => r.url)).toEqual(['/v1/reports?limit=2', '/v1/reports?limit=2&cursor=c1', '/v1/reports?limit=2&cursor=c2']);
+    expect(server.calls().map((r) => r.url)).toEqual([
+      '/v1/reports?limit=2',
+      '/v1/reports?limit=2&cursor=c1',
+      '/v1/reports?limit=2&cursor=c2',
+    ]);
   });
 
   it('does not stop on a short page while has_more is true', async () => {

@@ -32,7 +32,14 @@ export const kycApplication = { id: 'kyc_1', card_product_id: '', kyc_id: 'kyc_1
 export const quickKyc = {
   reused: false,
   remaining: 4,
-  binding: { id: '6f1c', identity_type: 'passport', identity_issue_country: '', nationality: 'SG', address_country: 'SG', created_at: '2026-01-02T03:04:05Z' },
+  binding: {
+    id: '6f1c',
+    identity_type: 'passport',
+    identity_issue_country: '',
+    nationality: 'SG',
+    address_country: 'SG',
+    created_at: '2026-01-02T03:04:05Z',
+  },
 };
 
 export const conversion = {
@@ -104,7 +111,14 @@ export const report = {
 
 export const corridor = { country: 'GB', currency: 'GBP', payment_method: 'bank', clearing_systems: ['FASTER PAYMENTS'] };
 
-export const bank = { swift_code: 'DEUTDEFF', bank_name: 'Deutsche Bank', address: null, city: 'Frankfurt', country_code: 'DE', branch: '' };
+export const bank = {
+  swift_code: 'DEUTDEFF',
+  bank_name: 'Deutsche Bank',
+  address: null,
+  city: 'Frankfurt',
+  country_code: 'DE',
+  branch: '',
+};
 
 export const agreement = { agreement: { lang: 'en', title: 'Agreement', body: 'Text' }, intro: null };
 

@@ -5,7 +5,7 @@ import * as F from './fixtures.js';
 const EXTRA = { added_later: { nested: [1, 2] } };
 
 /** Every shape the spec gives, with a valid sample. */
-const CASES: Array<[string, { safeParse(v: unknown): { success: boolean } ; parse(v: unknown): unknown }, Record<string, unknown>]> = [
+const CASES: Array<[string, { safeParse(v: unknown): { success: boolean }; parse(v: unknown): unknown }, Record<string, unknown>]> = [
   ['balance row', S.balanceRowSchema, F.balanceRow],
   ['balances envelope', S.balancesEnvelopeSchema, { data: [F.balanceRow], next_cursor: null, has_more: false, balances: [F.balanceRow] }],
   ['withdrawal order', S.withdrawalOrderSchema, F.withdrawalOrder],
@@ -71,7 +71,10 @@ describe('forward compatibility of enums', () => {
     ['withdrawal status', () => S.withdrawalOrderSchema.parse({ ...F.withdrawalOrder, status: unknown }).status],
     ['top-up channel', () => S.topupDeclarationSchema.parse({ ...F.topup, channel: unknown }).channel],
     ['supplement status', () => (S.pendingActionSchema.parse({ ...F.supplement, status: unknown }) as { status: string }).status],
-    ['reject_reason', () => (S.pendingActionSchema.parse({ ...F.slippage, reject_reason: unknown }) as { reject_reason: string }).reject_reason],
+    [
+      'reject_reason',
+      () => (S.pendingActionSchema.parse({ ...F.slippage, reject_reason: unknown }) as { reject_reason: string }).reject_reason,
+    ],
   ])('%s: an unknown value is kept unchanged', (_name, read) => {
     expect(read()).toBe(unknown);
   });

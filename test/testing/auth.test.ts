@@ -47,7 +47,8 @@ describe('token exchange', () => {
   it('limits token exchange to 20 per minute with Retry-After, then recovers on the sandbox clock', async () => {
     const sb = createSandbox();
     const { clientId, apiKey } = sb.credentials;
-    const exchange = () => sb.handle({ method: 'POST', url: '/v1/connect/token', headers: { 'x-client-id': clientId, 'x-api-key': apiKey } });
+    const exchange = () =>
+      sb.handle({ method: 'POST', url: '/v1/connect/token', headers: { 'x-client-id': clientId, 'x-api-key': apiKey } });
     for (let i = 0; i < 20; i++) expect((await exchange()).status).toBe(200);
     const limited = await exchange();
     expect(limited.status).toBe(429);
@@ -75,7 +76,11 @@ describe('token exchange', () => {
     const old = sb.credentials;
     const next = sb.rotateCredentials();
     expect(next.apiKey).not.toBe(old.apiKey);
-    const stale = await sb.handle({ method: 'POST', url: '/v1/connect/token', headers: { 'x-client-id': old.clientId, 'x-api-key': old.apiKey } });
+    const stale = await sb.handle({
+      method: 'POST',
+      url: '/v1/connect/token',
+      headers: { 'x-client-id': old.clientId, 'x-api-key': old.apiKey },
+    });
     expect(JSON.parse(stale.body).code).toBe('invalid_credentials');
     expect((await c.call('GET', '/v1/balances', { member: m.id })).status).toBe(200);
 
@@ -89,7 +94,11 @@ describe('token exchange', () => {
     const sb = createSandbox();
     const m = sb.state.seedMember();
     const token = await new TestClient(sb, viaHandle(sb)).auth();
-    const ok = await sb.handle({ method: 'GET', url: '/v1/balances', headers: { authorization: `Bearer ${token}`, 'x-on-behalf-of': m.id } });
+    const ok = await sb.handle({
+      method: 'GET',
+      url: '/v1/balances',
+      headers: { authorization: `Bearer ${token}`, 'x-on-behalf-of': m.id },
+    });
     expect(ok.status).toBe(200);
     const bare = await sb.handle({ method: 'GET', url: '/v1/balances', headers: { 'x-auth-token': token, 'x-on-behalf-of': m.id } });
     expect(JSON.parse(bare.body).code).toBe('invalid_token');
@@ -139,9 +148,13 @@ describe('signatures', () => {
   it('answers timestamp_out_of_range for a millisecond timestamp and outside ±300 s', async () => {
     const { sb, m, c } = setup();
     const ms = String(sb.clock.now());
-    expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, ts: ms })).json.code).toBe('timestamp_out_of_range');
+    expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, ts: ms })).json.code).toBe(
+      'timestamp_out_of_range',
+    );
     const early = String(Math.floor(sb.clock.now() / 1000) - 301);
-    expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, ts: early })).json.code).toBe('timestamp_out_of_range');
+    expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, ts: early })).json.code).toBe(
+      'timestamp_out_of_range',
+    );
     const edge = String(Math.floor(sb.clock.now() / 1000) - 299);
     expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, ts: edge })).status).toBe(201);
   });
@@ -160,8 +173,12 @@ describe('signatures', () => {
 
   it('answers invalid_signature for missing headers, a non-numeric timestamp and a hex HMAC', async () => {
     const { sb, m, c } = setup();
-    expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, noSign: true })).json.code).toBe('invalid_signature');
-    expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, ts: '17e8' })).json.code).toBe('invalid_signature');
+    expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, noSign: true })).json.code).toBe(
+      'invalid_signature',
+    );
+    expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, ts: '17e8' })).json.code).toBe(
+      'invalid_signature',
+    );
     const token = await c.auth();
     const ts = String(Math.floor(sb.clock.now() / 1000));
     const nonce = randomUUID();
@@ -172,7 +189,14 @@ describe('signatures', () => {
     const res = await sb.handle({
       method: 'POST',
       url: '/v1/withdrawals',
-      headers: { 'x-auth-token': `Bearer ${token}`, 'x-on-behalf-of': m.id, 'x-idempotency-key': randomUUID(), 'x-timestamp': ts, 'x-nonce': nonce, 'x-signature': hexSig },
+      headers: {
+        'x-auth-token': `Bearer ${token}`,
+        'x-on-behalf-of': m.id,
+        'x-idempotency-key': randomUUID(),
+        'x-timestamp': ts,
+        'x-nonce': nonce,
+        'x-signature': hexSig,
+      },
       body,
     });
     expect(JSON.parse(res.body).code).toBe('invalid_signature');
@@ -188,22 +212,61 @@ describe('signatures', () => {
     const good = signHeaders(sb.credentials.signingKey, 'PATCH', sent, body, ts, randomUUID());
     const base = { 'x-auth-token': `Bearer ${token}`, 'x-on-behalf-of': m.id };
     expect((await sb.handle({ method: 'PATCH', url: sent, headers: { ...base, ...good }, body })).status).toBe(200);
-    const reordered = signHeaders(sb.credentials.signingKey, 'PATCH', `/v1/cards/${card.id}/limits?a=caf%C3%A9&b=2`, body, ts, randomUUID());
-    expect(JSON.parse((await sb.handle({ method: 'PATCH', url: sent, headers: { ...base, ...reordered }, body })).body).code).toBe('invalid_signature');
+    const reordered = signHeaders(
+      sb.credentials.signingKey,
+      'PATCH',
+      `/v1/cards/${card.id}/limits?a=caf%C3%A9&b=2`,
+      body,
+      ts,
+      randomUUID(),
+    );
+    expect(JSON.parse((await sb.handle({ method: 'PATCH', url: sent, headers: { ...base, ...reordered }, body })).body).code).toBe(
+      'invalid_signature',
+    );
     // An absolute URL is reduced to its path and query without re-encoding.
     const abs = signHeaders(sb.credentials.signingKey, 'PATCH', sent, body, ts, randomUUID());
-    expect((await sb.handle({ method: 'PATCH', url: `https://sandbox.example.test${sent}`, headers: { ...base, ...abs }, body })).status).toBe(200);
+    expect(
+      (await sb.handle({ method: 'PATCH', url: `https://sandbox.example.test${sent}`, headers: { ...base, ...abs }, body })).status,
+    ).toBe(200);
   });
 
   it('agrees with the spec signing vectors (computed with openssl)', async () => {
     // Copied from the spec's signing-vectors.json (known answers computed with openssl).
     const vectors = {
-      signing_key: "sk_test_7Qm2vX9pL4rT8wZ1",
+      signing_key: 'sk_test_7Qm2vX9pL4rT8wZ1',
       vectors: [
-      {"method": "POST", "path_with_query": "/v1/withdrawals", "x_timestamp": "1763806800", "x_nonce": "3f1c2a9e-6b7d-4e21-9a0f-5c8d7e6b4a31", "body_utf8": "{\"asset\":\"USDT\",\"amount\":\"25.50\",\"to_address\":\"TQ7x1Vb9\"}", "x_signature": "AzLU2CdiX/tN0qIjmGUQsBQRzUGpB3KSQumhHGAyu0M="},
-      {"method": "DELETE", "path_with_query": "/v1/shipping-addresses/addr_1", "x_timestamp": "1763806802", "x_nonce": "b7e0f4c2-1d3a-4f5e-8b9c-0a1b2c3d4e5f", "body_utf8": "", "x_signature": "xHBzszcGcLRDUUgR8e7n3es6Vg0moQb+5uJ6QgqvzGI="},
-      {"method": "POST", "path_with_query": "/v1/remittances/rmt_9d8c7b6a/cancel", "x_timestamp": "1763806803", "x_nonce": "0c9b8a7d-6e5f-4a3b-2c1d-0e9f8a7b6c5d", "body_utf8": "{}", "x_signature": "mpITtUA9GTAQJcbJGlV3iMhynftemESkZt0biuceCo0="},
-      {"method": "PATCH", "path_with_query": "/v1/cards/crd_42/limits?note=caf%C3%A9%20au%20lait", "x_timestamp": "1763806804", "x_nonce": "5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d", "body_utf8": "{\"single\":\"100\",\"daily\":\"500\",\"monthly\":\"0\",\"memo\":\"café ☕\"}", "x_signature": "a0kq/Ycx/rsDFpQJjBIi2nXkwHRjfD7TQdpLnulezhk="},
+        {
+          method: 'POST',
+          path_with_query: '/v1/withdrawals',
+          x_timestamp: '1763806800',
+          x_nonce: '3f1c2a9e-6b7d-4e21-9a0f-5c8d7e6b4a31',
+          body_utf8: '{"asset":"USDT","amount":"25.50","to_address":"TQ7x1Vb9"}',
+          x_signature: 'AzLU2CdiX/tN0qIjmGUQsBQRzUGpB3KSQumhHGAyu0M=',
+        },
+        {
+          method: 'DELETE',
+          path_with_query: '/v1/shipping-addresses/addr_1',
+          x_timestamp: '1763806802',
+          x_nonce: 'b7e0f4c2-1d3a-4f5e-8b9c-0a1b2c3d4e5f',
+          body_utf8: '',
+          x_signature: 'xHBzszcGcLRDUUgR8e7n3es6Vg0moQb+5uJ6QgqvzGI=',
+        },
+        {
+          method: 'POST',
+          path_with_query: '/v1/remittances/rmt_9d8c7b6a/cancel',
+          x_timestamp: '1763806803',
+          x_nonce: '0c9b8a7d-6e5f-4a3b-2c1d-0e9f8a7b6c5d',
+          body_utf8: '{}',
+          x_signature: 'mpITtUA9GTAQJcbJGlV3iMhynftemESkZt0biuceCo0=',
+        },
+        {
+          method: 'PATCH',
+          path_with_query: '/v1/cards/crd_42/limits?note=caf%C3%A9%20au%20lait',
+          x_timestamp: '1763806804',
+          x_nonce: '5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d',
+          body_utf8: '{"single":"100","daily":"500","monthly":"0","memo":"café ☕"}',
+          x_signature: 'a0kq/Ycx/rsDFpQJjBIi2nXkwHRjfD7TQdpLnulezhk=',
+        },
       ],
     };
     for (const v of vectors.vectors) {

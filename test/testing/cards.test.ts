@@ -14,7 +14,8 @@ describe('card activation', () => {
     const { sb, m, c } = setup();
     sb.clock.freeze();
     const card = sb.state.seedCard({ member: m.id, form: 'physical', expiry: '08/29', pin: '2468' });
-    const activate = (body: Record<string, string>, key: string = randomUUID()) => c.call('POST', `/v1/cards/${card.id}/activate`, { member: m.id, key, body });
+    const activate = (body: Record<string, string>, key: string = randomUUID()) =>
+      c.call('POST', `/v1/cards/${card.id}/activate`, { member: m.id, key, body });
     const wrong = { expiry: '08/29', pin: '0000' };
     const key = randomUUID();
     const first = await activate(wrong, key);
@@ -43,12 +44,21 @@ describe('card activation', () => {
   it('answers 500 without counting for a card not shipped, and state_invalid for virtual cards', async () => {
     const { sb, m, c } = setup();
     const unshipped = sb.state.seedCard({ member: m.id, form: 'physical', inventory: 'in_stock' });
-    const res = await c.call('POST', `/v1/cards/${unshipped.id}/activate`, { member: m.id, key: true, body: { expiry: '12/29', pin: '1234' } });
+    const res = await c.call('POST', `/v1/cards/${unshipped.id}/activate`, {
+      member: m.id,
+      key: true,
+      body: { expiry: '12/29', pin: '1234' },
+    });
     expect(res.status).toBe(500);
     expect(sb.state.card(unshipped.id)?.failures).toBe(0);
     const virtual = sb.state.seedCard({ member: m.id, form: 'virtual', status: 'unactivated' });
-    expect((await c.call('POST', `/v1/cards/${virtual.id}/activate`, { member: m.id, key: true, body: { expiry: '12/29', pin: '1234' } })).json.code).toBe('state_invalid');
-    expect((await c.call('POST', `/v1/cards/${virtual.id}/activate`, { member: m.id, body: { expiry: '12/29', pin: '1234' } })).json.code).toBe('idempotency_key_required');
+    expect(
+      (await c.call('POST', `/v1/cards/${virtual.id}/activate`, { member: m.id, key: true, body: { expiry: '12/29', pin: '1234' } })).json
+        .code,
+    ).toBe('state_invalid');
+    expect(
+      (await c.call('POST', `/v1/cards/${virtual.id}/activate`, { member: m.id, body: { expiry: '12/29', pin: '1234' } })).json.code,
+    ).toBe('idempotency_key_required');
   });
 });
 
@@ -56,7 +66,10 @@ describe('card state and funds', () => {
   it('unfreezes only frozen cards; risk_frozen is a 500', async () => {
     const { sb, m, c } = setup();
     const frozen = sb.state.seedCard({ member: m.id, status: 'frozen' });
-    expect((await c.call('POST', `/v1/cards/${frozen.id}/unfreeze`, { member: m.id, key: true })).json).toEqual({ id: frozen.id, status: 'unfreezing' });
+    expect((await c.call('POST', `/v1/cards/${frozen.id}/unfreeze`, { member: m.id, key: true })).json).toEqual({
+      id: frozen.id,
+      status: 'unfreezing',
+    });
     const active = sb.state.seedCard({ member: m.id });
     expect((await c.call('POST', `/v1/cards/${active.id}/unfreeze`, { member: m.id, key: true })).json.code).toBe('state_invalid');
     const risk = sb.state.seedCard({ member: m.id, status: 'risk_frozen' });
@@ -82,7 +95,10 @@ describe('card state and funds', () => {
       currency: 'USD',
     });
     const clean = sb.state.seedCard({ member: m.id, balance: '5' });
-    expect((await c.call('GET', `/v1/cards/${clean.id}/close-check`, { member: m.id })).json).toMatchObject({ canClose: true, closePhase: 'idle' });
+    expect((await c.call('GET', `/v1/cards/${clean.id}/close-check`, { member: m.id })).json).toMatchObject({
+      canClose: true,
+      closePhase: 'idle',
+    });
   });
 
   it('tops up (available to card) with card.topup.credited, withdraws keeping the minimum, and closes returning all', async () => {
@@ -92,9 +108,16 @@ describe('card state and funds', () => {
     expect(top.status).toBe(201);
     expect(top.json.id).toMatch(/^ctp_/);
     expect(sb.state.balance(m.id, 'USDT')).toMatchObject({ available: '450.000000', card: '50.000000' });
-    expect((await c.call('POST', `/v1/cards/${card.id}/withdrawals`, { member: m.id, key: true, body: { amount: '46' } })).json.code).toBe('insufficient_balance');
-    expect((await c.call('POST', `/v1/cards/${card.id}/withdrawals`, { member: m.id, key: true, body: { amount: '5', reason: 'close' } })).json.code).toBe('invalid_request');
-    expect((await c.call('POST', `/v1/cards/${card.id}/withdrawals`, { member: m.id, key: true, body: { amount: '45' } })).status).toBe(201);
+    expect((await c.call('POST', `/v1/cards/${card.id}/withdrawals`, { member: m.id, key: true, body: { amount: '46' } })).json.code).toBe(
+      'insufficient_balance',
+    );
+    expect(
+      (await c.call('POST', `/v1/cards/${card.id}/withdrawals`, { member: m.id, key: true, body: { amount: '5', reason: 'close' } })).json
+        .code,
+    ).toBe('invalid_request');
+    expect((await c.call('POST', `/v1/cards/${card.id}/withdrawals`, { member: m.id, key: true, body: { amount: '45' } })).status).toBe(
+      201,
+    );
     const closed = await c.call('POST', `/v1/cards/${card.id}/close`, { member: m.id, key: true });
     expect(closed.json).toMatchObject({ id: card.id, status: 'closed', returned_amount: '5.00' });
     expect(sb.state.balance(m.id, 'USDT')).toMatchObject({ available: '500.000000', card: '0.000000' });
@@ -119,6 +142,8 @@ describe('card state and funds', () => {
     const gone = sb.state.seedCard({ member: m.id, status: 'closed' });
     expect((await c.call('PATCH', `/v1/cards/${gone.id}/limits`, { member: m.id, body: { single: '1' } })).json.code).toBe('state_invalid');
     const fixed = sb.state.seedCard({ member: m.id, limits_updatable: false });
-    expect((await c.call('PATCH', `/v1/cards/${fixed.id}/limits`, { member: m.id, body: { single: '1' } })).json.code).toBe('product_not_available');
+    expect((await c.call('PATCH', `/v1/cards/${fixed.id}/limits`, { member: m.id, body: { single: '1' } })).json.code).toBe(
+      'product_not_available',
+    );
   });
 });

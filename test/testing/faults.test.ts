@@ -64,7 +64,10 @@ describe('fault injection over real sockets', () => {
     expect(odd.status).toBe(500);
     expect(odd.json).toMatchObject({ type: 'api_error', code: 'brand_new_code' });
     sb.faults.inject({ path: W }, { kind: 'unknown_code', status: 400, code: 'totally_new' });
-    expect((await c.call('POST', W, { member, key: true, body })).json).toMatchObject({ type: 'invalid_request_error', code: 'totally_new' });
+    expect((await c.call('POST', W, { member, key: true, body })).json).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'totally_new',
+    });
     expect(sb.state.countEffects()).toBe(0);
   });
 
@@ -84,7 +87,12 @@ describe('fault injection over real sockets', () => {
     const flat = await c.call('POST', W, { member, key: true, body });
     expect(flat.status).toBe(429);
     expect(flat.headers['retry-after']).toBe('7');
-    expect(flat.json).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited', retry_after: 7, request_id: flat.headers['x-request-id'] });
+    expect(flat.json).toMatchObject({
+      type: 'rate_limit_error',
+      code: 'rate_limited',
+      retry_after: 7,
+      request_id: flat.headers['x-request-id'],
+    });
     const wrapped = await c.call('POST', W, { member, key: true, body });
     expect(wrapped.headers['retry-after']).toBe('3');
     expect(wrapped.json).toEqual({ error: { code: 'rate_limited', message: expect.any(String), retry_after: 3 } });
@@ -123,7 +131,11 @@ describe('fault injection over real sockets', () => {
 
   it('matches by method and path template, counts times, and can be removed or cleared', async () => {
     const { sb, c, member } = await served();
-    const f = sb.faults.inject({ method: 'post', path: '/v1/withdrawals/:id/confirm' }, { kind: 'status', status: 500, when: 'before' }, { times: 2 });
+    const f = sb.faults.inject(
+      { method: 'post', path: '/v1/withdrawals/:id/confirm' },
+      { kind: 'status', status: 500, when: 'before' },
+      { times: 2 },
+    );
     const w = await c.call('POST', W, { member, key: true, body });
     expect((await c.call('GET', '/v1/balances', { member })).status).toBe(200);
     expect((await c.call('POST', `${W}/${w.json.id}/confirm`, { member, key: true })).status).toBe(500);

@@ -19,18 +19,38 @@ describe('withdrawals (real sockets)', () => {
     const srv = await sb.listen();
     servers.push(srv);
     const c = new TestClient(sb, viaFetch(srv.url));
-    const m = sb.state.seedMember({ balances: { USDT: { available: '100', frozen: '3', isolated: '2', locked: '1', card: '4', earn: '5' } } });
+    const m = sb.state.seedMember({
+      balances: { USDT: { available: '100', frozen: '3', isolated: '2', locked: '1', card: '4', earn: '5' } },
+    });
     const before = sb.state.balance(m.id, 'USDT');
     expect(before.total).toBe('115.000000');
 
-    const w1 = await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: { asset: 'usdt', amount: '25.5', to_address: 'TQ7x1Vb9' } });
+    const w1 = await c.call('POST', '/v1/withdrawals', {
+      member: m.id,
+      key: true,
+      body: { asset: 'usdt', amount: '25.5', to_address: 'TQ7x1Vb9' },
+    });
     expect(w1.status).toBe(201);
     expect(w1.json).toMatchObject({ status: 'locked', asset: 'USDT', amount: '25.500000', ledger_scale: 6, to_address: 'TQ7x1Vb9' });
     expect(w1.json.id).toMatch(/^wdr_[0-9a-f-]{36}$/);
-    const w2 = await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: { asset: 'USDT', amount: '10', to_address: 'T2' } });
+    const w2 = await c.call('POST', '/v1/withdrawals', {
+      member: m.id,
+      key: true,
+      body: { asset: 'USDT', amount: '10', to_address: 'T2' },
+    });
 
     const mid = sb.state.balance(m.id, 'USDT');
-    expect(mid).toMatchObject(zeroRow({ available: '64.500000', frozen: '3.000000', isolated: '2.000000', locked: '1.000000', card: '4.000000', earn: '5.000000', withdrawing: '35.500000' }));
+    expect(mid).toMatchObject(
+      zeroRow({
+        available: '64.500000',
+        frozen: '3.000000',
+        isolated: '2.000000',
+        locked: '1.000000',
+        card: '4.000000',
+        earn: '5.000000',
+        withdrawing: '35.500000',
+      }),
+    );
     expect(mid.total).toBe('115.000000');
 
     const confirmed = await c.call('POST', `/v1/withdrawals/${w1.json.id}/confirm`, { member: m.id, key: true });
@@ -39,10 +59,17 @@ describe('withdrawals (real sockets)', () => {
     expect(failed.json).toMatchObject({ id: w2.json.id, status: 'failed' });
 
     const after = sb.state.balance(m.id, 'USDT');
-    expect(after).toMatchObject(zeroRow({ available: '74.500000', frozen: '3.000000', isolated: '2.000000', locked: '1.000000', card: '4.000000', earn: '5.000000' }));
+    expect(after).toMatchObject(
+      zeroRow({ available: '74.500000', frozen: '3.000000', isolated: '2.000000', locked: '1.000000', card: '4.000000', earn: '5.000000' }),
+    );
     // Invariant: what is left plus what left the member equals what was there.
     expect(Number(after.total) + 25.5).toBe(Number(before.total));
-    expect(sb.state.effects.map((e) => e.kind)).toEqual(['withdrawal.create', 'withdrawal.create', 'withdrawal.confirm', 'withdrawal.fail']);
+    expect(sb.state.effects.map((e) => e.kind)).toEqual([
+      'withdrawal.create',
+      'withdrawal.create',
+      'withdrawal.confirm',
+      'withdrawal.fail',
+    ]);
 
     const twice = await c.call('POST', `/v1/withdrawals/${w1.json.id}/confirm`, { member: m.id, key: true });
     expect(twice.json.code).toBe('state_invalid');
@@ -52,7 +79,8 @@ describe('withdrawals (real sockets)', () => {
     const sb = createSandbox();
     const c = new TestClient(sb, viaHandle(sb));
     const m = sb.state.seedMember({ balances: { USDT: { available: '100' } } });
-    const w = (body: Record<string, unknown>) => c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: { asset: 'USDT', to_address: 'T', amount: '1', ...body } });
+    const w = (body: Record<string, unknown>) =>
+      c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: { asset: 'USDT', to_address: 'T', amount: '1', ...body } });
     expect((await w({ asset: 'DOGE' })).json.code).toBe('asset_not_allowed');
     expect((await w({ amount: 1 })).json.code).toBe('invalid_request');
     expect((await w({ amount: '1.0000001' })).json.code).toBe('invalid_request');
@@ -69,7 +97,10 @@ describe('withdrawals (real sockets)', () => {
     expect((await w({})).json.code).toBe('asset_not_allowed');
     sb.state.setAsset({ code: 'USDT', ledger_scale: 6, display_scale: 2 });
     const r = sb.state.seedMember({ restricted: true, balances: { USDT: { available: '5' } } });
-    expect((await c.call('POST', '/v1/withdrawals', { member: r.id, key: true, body: { asset: 'USDT', amount: '1', to_address: 'T' } })).json.code).toBe('request_rejected');
+    expect(
+      (await c.call('POST', '/v1/withdrawals', { member: r.id, key: true, body: { asset: 'USDT', amount: '1', to_address: 'T' } })).json
+        .code,
+    ).toBe('request_rejected');
   });
 
   it('keeps confirm and fail callable when the line is halted; custody declaration shortfall', async () => {
@@ -79,7 +110,9 @@ describe('withdrawals (real sockets)', () => {
     const w = await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: { asset: 'USDT', amount: '50', to_address: 'T' } });
     sb.state.setLine('withdraw', false);
     sb.state.setCustodyDeclaration('USDT', '10');
-    expect((await c.call('POST', `/v1/withdrawals/${w.json.id}/confirm`, { member: m.id, key: true })).json.code).toBe('merchant_custody_shortfall');
+    expect((await c.call('POST', `/v1/withdrawals/${w.json.id}/confirm`, { member: m.id, key: true })).json.code).toBe(
+      'merchant_custody_shortfall',
+    );
     sb.state.setCustodyDeclaration('USDT', undefined);
     expect((await c.call('POST', `/v1/withdrawals/${w.json.id}/confirm`, { key: true })).json.status).toBe('confirmed');
   });
@@ -110,12 +143,28 @@ describe('members, deposits and balances', () => {
     const empty = await c.call('GET', '/v1/balances', { member: 'u-42' });
     expect(empty.json).toEqual({ data: [], next_cursor: null, has_more: false, balances: [] });
 
-    const dep = await c.call('POST', '/v1/deposits', { member: 'u-42', key: true, body: { asset: 'usdc', amount: '12.5', tx_hash: '0xabc' } });
+    const dep = await c.call('POST', '/v1/deposits', {
+      member: 'u-42',
+      key: true,
+      body: { asset: 'usdc', amount: '12.5', tx_hash: '0xabc' },
+    });
     expect(dep.status).toBe(201);
     expect(dep.json).toMatchObject({ status: 'credited', asset: 'USDC', amount: '12.500000' });
     const list = await c.call('GET', '/v1/balances', { member: created.json.id });
     expect(list.json.data).toEqual([
-      { asset: 'USDC', available: '12.500000', pending: '0.000000', frozen: '0.000000', isolated: '0.000000', locked: '0.000000', card: '0.000000', earn: '0.000000', withdrawing: '0.000000', ledger_scale: 6, display_scale: 2 },
+      {
+        asset: 'USDC',
+        available: '12.500000',
+        pending: '0.000000',
+        frozen: '0.000000',
+        isolated: '0.000000',
+        locked: '0.000000',
+        card: '0.000000',
+        earn: '0.000000',
+        withdrawing: '0.000000',
+        ledger_scale: 6,
+        display_scale: 2,
+      },
     ]);
     expect(list.json.balances).toEqual(list.json.data);
     expect(sb.state.countEffects('deposit.credit')).toBe(1);
@@ -129,7 +178,11 @@ describe('members, deposits and balances', () => {
     const sb = createSandbox({ assets: [{ code: 'usdt', ledger_scale: 6, display_scale: 2 }] });
     const c = new TestClient(sb, viaHandle(sb));
     const res = await c.call('GET', '/v1/assets');
-    expect(res.json).toEqual({ data: [{ asset: 'USDT', ledger_scale: 6, display_scale: 2, enabled: true }], next_cursor: null, has_more: false });
+    expect(res.json).toEqual({
+      data: [{ asset: 'USDT', ledger_scale: 6, display_scale: 2, enabled: true }],
+      next_cursor: null,
+      has_more: false,
+    });
   });
 
   it('uses one key per deposit: a replay credits nothing more', async () => {

@@ -17,7 +17,14 @@ export interface TestResponse {
 export type Send = (req: { method: string; url: string; headers: Record<string, string>; body: string }) => Promise<SandboxResponse>;
 
 /** The spec's signature: base64 HMAC-SHA256 over METHOD\npath?query\nts\nnonce\nsha256hex(body). */
-export function signHeaders(signingKey: string, method: string, pathWithQuery: string, body: string, ts: string, nonce: string): Record<string, string> {
+export function signHeaders(
+  signingKey: string,
+  method: string,
+  pathWithQuery: string,
+  body: string,
+  ts: string,
+  nonce: string,
+): Record<string, string> {
   const bodyHash = createHash('sha256').update(Buffer.from(body, 'utf8')).digest('hex');
   const signingString = `${method.toUpperCase()}\n${pathWithQuery}\n${ts}\n${nonce}\n${bodyHash}`;
   const signature = createHmac('sha256', signingKey).update(signingString, 'utf8').digest('base64');
@@ -78,7 +85,12 @@ export class TestClient {
   async auth(): Promise<string> {
     if (this.token) return this.token;
     const { clientId, apiKey } = this.sandbox.credentials;
-    const res = await this.send({ method: 'POST', url: '/v1/connect/token', headers: { 'x-client-id': clientId, 'x-api-key': apiKey }, body: '' });
+    const res = await this.send({
+      method: 'POST',
+      url: '/v1/connect/token',
+      headers: { 'x-client-id': clientId, 'x-api-key': apiKey },
+      body: '',
+    });
     if (res.status !== 200) throw new Error(`token exchange failed: ${res.status} ${res.body}`);
     this.token = (JSON.parse(res.body) as { auth_token: string }).auth_token;
     return this.token;

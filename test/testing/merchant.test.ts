@@ -34,7 +34,9 @@ describe('sandbox faucet', () => {
     expect(over.json).toMatchObject({ code: 'limit_exceeded', limit_type: 'single' });
     expect((await c.call('POST', '/v1/sandbox/faucet', { key: true, body: { asset: 'USDT', amount: '1000000' } })).status).toBe(200);
     expect((await c.call('POST', '/v1/sandbox/faucet', { key: true, body: { asset: 'XYZ' } })).json.code).toBe('asset_not_allowed');
-    expect((await c.call('POST', '/v1/sandbox/faucet', { key: true, body: { asset: 'BTC', amount: '0.123456789' } })).json.code).toBe('invalid_request');
+    expect((await c.call('POST', '/v1/sandbox/faucet', { key: true, body: { asset: 'BTC', amount: '0.123456789' } })).json.code).toBe(
+      'invalid_request',
+    );
     expect((await c.call('POST', '/v1/sandbox/faucet', { body: { asset: 'BTC' } })).json.code).toBe('idempotency_key_required');
   });
 });
@@ -43,7 +45,10 @@ describe('merchant conversions', () => {
   it('debits from_asset, credits to_asset at the price list with the fee on the to side', async () => {
     const { sb, c } = setup();
     sb.state.setPrepaid('USDT', { available: '1000' });
-    const res = await c.call('POST', '/v1/merchant/conversions', { key: true, body: { from_asset: 'usdt', to_asset: 'USDC', from_amount: '100' } });
+    const res = await c.call('POST', '/v1/merchant/conversions', {
+      key: true,
+      body: { from_asset: 'usdt', to_asset: 'USDC', from_amount: '100' },
+    });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({
       from_asset: 'USDT',
@@ -62,7 +67,10 @@ describe('merchant conversions', () => {
     expect(sb.state.merchant.prepaid).toMatchObject({ USDT: { available: '900.000000' }, USDC: { available: '99.900000' } });
 
     sb.state.setConversionPair('USDT', 'BTC', { fee_side: 'from', fee_rate: '0.01' });
-    const btc = await c.call('POST', '/v1/merchant/conversions', { key: true, body: { from_asset: 'USDT', to_asset: 'BTC', from_amount: '600' } });
+    const btc = await c.call('POST', '/v1/merchant/conversions', {
+      key: true,
+      body: { from_asset: 'USDT', to_asset: 'BTC', from_amount: '600' },
+    });
     // 1 % of 600 USDT is the fee; 594 USDT at 60000 buys 0.0099 BTC.
     expect(btc.json).toMatchObject({ fee_asset: 'USDT', fee_amount: '6.000000', to_amount: '0.00990000', ledger_scale_to: 8 });
   });
@@ -96,9 +104,13 @@ describe('merchant conversions', () => {
     expect(ok.headers['x-idempotent-replay']).toBeUndefined();
     // Other business failures are replayed.
     const k2 = randomUUID();
-    expect((await c.call('POST', '/v1/merchant/conversions', { key: k2, body: { ...body, from_amount: '1000' } })).json.code).toBe('merchant_insufficient_funds');
+    expect((await c.call('POST', '/v1/merchant/conversions', { key: k2, body: { ...body, from_amount: '1000' } })).json.code).toBe(
+      'merchant_insufficient_funds',
+    );
     sb.state.setPrepaid('USDT', { available: '5000' });
-    expect((await c.call('POST', '/v1/merchant/conversions', { key: k2, body: { ...body, from_amount: '1000' } })).json.code).toBe('merchant_insufficient_funds');
+    expect((await c.call('POST', '/v1/merchant/conversions', { key: k2, body: { ...body, from_amount: '1000' } })).json.code).toBe(
+      'merchant_insufficient_funds',
+    );
   });
 
   it('replays 201 within 24 h, then answers 200 duplicated: true from the funds layer', async () => {
@@ -122,18 +134,26 @@ describe('merchant conversions', () => {
   it('needs merchant_hosted custody', async () => {
     const { sb, c } = setup({ custody: 'platform' });
     sb.state.setPrepaid('USDT', { available: '100' });
-    expect((await c.call('POST', '/v1/merchant/conversions', { key: true, body: { from_asset: 'USDT', to_asset: 'USDC', from_amount: '1' } })).json.code).toBe('product_not_available');
+    expect(
+      (await c.call('POST', '/v1/merchant/conversions', { key: true, body: { from_asset: 'USDT', to_asset: 'USDC', from_amount: '1' } }))
+        .json.code,
+    ).toBe('product_not_available');
   });
 });
 
 describe('prepaid top-up declarations', () => {
   it('registers a pending declaration without moving balances', async () => {
     const { sb, c } = setup();
-    const res = await c.call('POST', '/v1/merchant/topups', { key: true, body: { asset: 'usdt', amount: '00123.450', channel: 'FIAT', reference_no: 'R-1', note: 'wire' } });
+    const res = await c.call('POST', '/v1/merchant/topups', {
+      key: true,
+      body: { asset: 'usdt', amount: '00123.450', channel: 'FIAT', reference_no: 'R-1', note: 'wire' },
+    });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({ asset: 'USDT', channel: 'chain', amount_text: '00123.450', status: 'pending' });
     expect(res.json.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await c.call('POST', '/v1/merchant/topups', { key: true, body: { asset: 'USDT', amount: '1', channel: 'fiat' } })).json.channel).toBe('fiat');
+    expect(
+      (await c.call('POST', '/v1/merchant/topups', { key: true, body: { asset: 'USDT', amount: '1', channel: 'fiat' } })).json.channel,
+    ).toBe('fiat');
     expect(sb.state.merchant.prepaid).toEqual({});
     const list = await c.call('GET', '/v1/merchant/topups');
     const first = list.json.data.find((t: { id: string }) => t.id === res.json.id);
@@ -148,7 +168,10 @@ describe('prepaid top-up declarations', () => {
     }
     expect((await c.call('POST', '/v1/merchant/topups', { key: true, body: { amount: '1' } })).json.code).toBe('invalid_request');
     expect((await c.call('POST', '/v1/merchant/topups', { key: true, rawBody: 'not json' })).json.code).toBe('invalid_request');
-    expect((await c.call('POST', '/v1/merchant/topups', { key: true, body: { asset: 'USDT', amount: '1', reference_no: 'x'.repeat(65) } })).json.code).toBe('invalid_fields');
+    expect(
+      (await c.call('POST', '/v1/merchant/topups', { key: true, body: { asset: 'USDT', amount: '1', reference_no: 'x'.repeat(65) } })).json
+        .code,
+    ).toBe('invalid_fields');
     await c.call('POST', '/v1/merchant/topups', { key: true, body: { asset: 'USDT', amount: '1', note: 'n'.repeat(400) } });
     const list = await c.call('GET', '/v1/merchant/topups?limit=1');
     expect(list.json.data[0].note).toHaveLength(300);

@@ -13,7 +13,11 @@ describe('msw mode', () => {
   it('serves any origin through fetch, with exact path, raw bytes and signatures', async () => {
     const m = sb.state.seedMember({ balances: { USDT: { available: '100' } } });
     const c = new TestClient(sb, viaFetch('https://sandbox.example.test'));
-    const w = await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: { asset: 'USDT', amount: '1', memo: 'café ☕', to_address: 'T' } });
+    const w = await c.call('POST', '/v1/withdrawals', {
+      member: m.id,
+      key: true,
+      body: { asset: 'USDT', amount: '1', memo: 'café ☕', to_address: 'T' },
+    });
     expect(w.status).toBe(201);
     expect(w.headers['x-request-id']).toMatch(/^req_/);
     const page = await c.call('GET', '/v1/reports?limit=5&cursor=a%2Fb');

@@ -49,7 +49,11 @@ describe('pending action', () => {
   it('shows slippage for needs_reconfirm, with the 4-hour deadline and balance check', async () => {
     const { sb, m, c } = setup();
     sb.clock.freeze();
-    const r = sb.state.seedRemittance({ member: m.id, amount: '100', slippage: { new_total: '101.5', extra_charge: '1.5', extra_locked: '30' } });
+    const r = sb.state.seedRemittance({
+      member: m.id,
+      amount: '100',
+      slippage: { new_total: '101.5', extra_charge: '1.5', extra_locked: '30' },
+    });
     const res = await c.call('GET', `/v1/remittances/${r.id}/pending-action`, { member: m.id });
     expect(res.json).toMatchObject({
       id: r.id,
@@ -74,7 +78,10 @@ describe('pending action', () => {
     const { sb, m, c } = setup();
     const pa = async (id: string) => (await c.call('GET', `/v1/remittances/${id}/pending-action`, { member: m.id })).json;
     const sup = sb.state.seedRemittance({ member: m.id, status: 'reviewing', supplement: 'PENDING' });
-    expect(await pa(sup.id)).toMatchObject({ waiting_on: 'member', action: { kind: 'supplement', status: 'PENDING', deadline: null, submitted_at: '' } });
+    expect(await pa(sup.id)).toMatchObject({
+      waiting_on: 'member',
+      action: { kind: 'supplement', status: 'PENDING', deadline: null, submitted_at: '' },
+    });
     const submitted = sb.state.seedRemittance({ member: m.id, status: 'reviewing', supplement: 'SUBMITTED' });
     expect(await pa(submitted.id)).toEqual({ id: submitted.id, waiting_on: 'review', action: null });
     const done = sb.state.seedRemittance({ member: m.id, status: 'completed' });
@@ -98,8 +105,14 @@ describe('pending action', () => {
     const { sb, m, c } = setup();
     const r = sb.state.seedRemittance({ member: m.id, amount: '100' });
     const action = (await c.call('GET', `/v1/remittances/${r.id}/pending-action`, { member: m.id })).json.action;
-    expect((await c.call('POST', `/v1/remittances/${r.id}/reconfirm`, { member: m.id, key: true, body: { new_total: '999' } })).json.code).toBe('invalid_request');
-    const ok = await c.call('POST', `/v1/remittances/${r.id}/reconfirm`, { member: m.id, key: randomUUID(), body: { new_total: action.new_total } });
+    expect(
+      (await c.call('POST', `/v1/remittances/${r.id}/reconfirm`, { member: m.id, key: true, body: { new_total: '999' } })).json.code,
+    ).toBe('invalid_request');
+    const ok = await c.call('POST', `/v1/remittances/${r.id}/reconfirm`, {
+      member: m.id,
+      key: randomUUID(),
+      body: { new_total: action.new_total },
+    });
     expect(ok.json).toEqual({ id: r.id, status: 'processing' });
     expect(sb.state.remittance(r.id)?.extra_holds).toEqual([action.extra_locked]);
     expect(sb.state.balance(m.id, 'USDT').total).toBe('120.000000');

@@ -43,7 +43,13 @@ describe('webhooks', () => {
     const rx = await receiver([500, 503]);
     closers.push(rx.close);
     sb.webhooks.register(rx.url);
-    const env = await sb.webhooks.emit('card.3ds.received', { object: 'card', id: 'crd_1', external_member_id: 'u1', status: 'received', otp_code: '123456' });
+    const env = await sb.webhooks.emit('card.3ds.received', {
+      object: 'card',
+      id: 'crd_1',
+      external_member_id: 'u1',
+      status: 'received',
+      otp_code: '123456',
+    });
     expect(rx.got).toHaveLength(3);
     const last = rx.got[2] as Received;
     expect(last.headers['content-type']).toBe('application/json');
@@ -113,12 +119,20 @@ describe('webhooks', () => {
     const c = new TestClient(sb, viaHandle(sb));
     const m = sb.state.seedMember({ external_member_id: 'ext-1', balances: { USDT: { available: '100' } } });
     // Nothing is emitted while no receiver is registered.
-    await c.call('POST', '/v1/exchange/orders', { member: m.id, key: true, body: { from_asset: 'USDT', to_asset: 'USDC', from_amount: '1' } });
+    await c.call('POST', '/v1/exchange/orders', {
+      member: m.id,
+      key: true,
+      body: { from_asset: 'USDT', to_asset: 'USDC', from_amount: '1' },
+    });
     await sb.webhooks.flush();
     expect(sb.webhooks.events).toHaveLength(0);
 
     sb.webhooks.register(rx.url);
-    const order = await c.call('POST', '/v1/exchange/orders', { member: m.id, key: true, body: { from_asset: 'USDT', to_asset: 'USDC', from_amount: '10' } });
+    const order = await c.call('POST', '/v1/exchange/orders', {
+      member: m.id,
+      key: true,
+      body: { from_asset: 'USDT', to_asset: 'USDC', from_amount: '10' },
+    });
     expect(order.json).toMatchObject({ status: 'executed', to_amount: '9.980000' });
     const card = sb.state.seedCard({ member: m.id });
     const top = await c.call('POST', `/v1/cards/${card.id}/topups`, { member: m.id, key: true, body: { amount: '5' } });
@@ -127,7 +141,13 @@ describe('webhooks', () => {
     await sb.webhooks.flush();
     const bodies = rx.got.map((g) => JSON.parse(g.body) as { event_type: string; data: Record<string, unknown> });
     expect(bodies.map((b) => b.event_type)).toEqual(['exchange.order.executed', 'card.topup.credited', 'card.activated']);
-    expect(bodies[0]?.data).toEqual({ object: 'exchange_order', id: order.json.id, external_member_id: 'ext-1', status: 'executed', status_version: 0 });
+    expect(bodies[0]?.data).toEqual({
+      object: 'exchange_order',
+      id: order.json.id,
+      external_member_id: 'ext-1',
+      status: 'executed',
+      status_version: 0,
+    });
     expect(bodies[1]?.data).toMatchObject({ object: 'card_topup', id: top.json.id, status: 'credited' });
     expect(bodies[2]?.data).toMatchObject({ object: 'card', id: phys.id, status: 'active' });
     // Payloads carry identifiers and status only.

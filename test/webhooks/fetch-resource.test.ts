@@ -1,7 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/core/errors.js';
 import type { MerchantClient } from '../../src/index.js';
-import { EVENT_RESOURCE_ROUTES, UnsupportedEventResourceError, eventResourceRoute, fetchEventResource, parseEvent, type WebhookEvent } from '../../src/webhooks/index.js';
+import {
+  EVENT_RESOURCE_ROUTES,
+  UnsupportedEventResourceError,
+  eventResourceRoute,
+  fetchEventResource,
+  parseEvent,
+  type WebhookEvent,
+} from '../../src/webhooks/index.js';
 import { wireClient } from '../helpers/client.js';
 import { startWireServer, type WireServer } from '../helpers/wire-server.js';
 import { envelope, headersFor } from './helpers.js';
@@ -45,7 +52,9 @@ describe('fetchEventResource', () => {
     await expect(fetchEventResource(client, exchange)).rejects.toThrow(UnsupportedEventResourceError);
     const first = event('card.topup.credited', { object: 'card_topup', id: 'first:abc', status: 'credited' });
     await expect(fetchEventResource(client, first)).rejects.toThrow(/no ctp_ row/);
-    await expect(fetchEventResource(client, event('card.topup.credited', { object: 'card_topup', id: 'ctp_1', status: 'credited' }))).rejects.toThrow(/no GET endpoint for data.object "card_topup"/);
+    await expect(
+      fetchEventResource(client, event('card.topup.credited', { object: 'card_topup', id: 'ctp_1', status: 'credited' })),
+    ).rejects.toThrow(/no GET endpoint for data.object "card_topup"/);
     expect(server.calls()).toHaveLength(0);
   });
 

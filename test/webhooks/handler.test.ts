@@ -23,7 +23,8 @@ async function serve(options: Omit<WebhookHandlerOptions, 'logger'>) {
   return { url: receiver.url, log, handler };
 }
 
-const card = (id: string, status: string, version: number): Envelope => envelope('card.status.updated', { object: 'card', id, status, status_version: version });
+const card = (id: string, status: string, version: number): Envelope =>
+  envelope('card.status.updated', { object: 'card', id, status, status_version: version });
 
 describe('createWebhookHandler over node:http', () => {
   it('processes each event id once under duplicates', async () => {
@@ -77,7 +78,9 @@ describe('createWebhookHandler over node:http', () => {
     expect(answers[0]?.body).toMatchObject({ received: false, error: 'failed' });
     expect(JSON.stringify(answers[0]?.body)).not.toContain('database down');
     expect(processed).toEqual([env.event_id]);
-    expect(log.lines.some((l) => l.level === 'error' && l.message.includes('claim released') && l.message.includes('database down'))).toBe(true);
+    expect(log.lines.some((l) => l.level === 'error' && l.message.includes('claim released') && l.message.includes('database down'))).toBe(
+      true,
+    );
     expect((await deliver(url, env))[0]?.body).toEqual({ received: true, duplicate: true });
   });
 
@@ -95,7 +98,13 @@ describe('createWebhookHandler over node:http', () => {
   it('unknown event types reach onEvent as unknown', async () => {
     const got: WebhookEvent[] = [];
     const { url } = await serve({ onEvent: (e) => void got.push(e) });
-    const env = envelope('wealth.order.settled', { object: 'earn_order', id: 'ern_1', status: 'settled', status_version: 3, product: 'p1' });
+    const env = envelope('wealth.order.settled', {
+      object: 'earn_order',
+      id: 'ern_1',
+      status: 'settled',
+      status_version: 3,
+      product: 'p1',
+    });
     expect((await deliver(url, env))[0]?.status).toBe(200);
     expect(got).toHaveLength(1);
     expect(got[0]).toMatchObject({ known: false, event_type: 'wealth.order.settled', data: { id: 'ern_1', product: 'p1' } });
@@ -178,7 +187,12 @@ describe('verification and malformed deliveries', () => {
   });
 
   it('a verify hook that throws or resolves false is a rejection', async () => {
-    for (const verify of [() => Promise.resolve(false), () => { throw new Error('no key'); }]) {
+    for (const verify of [
+      () => Promise.resolve(false),
+      () => {
+        throw new Error('no key');
+      },
+    ]) {
       const handler = createWebhookHandler({ verify, onEvent: () => undefined, logger: {} });
       const env = card('crd_1', 'active', 1);
       const r = await handler.handle(JSON.stringify(env), headersFor(env));

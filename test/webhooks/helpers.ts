@@ -33,7 +33,13 @@ export function envelope(eventType: string, data: Record<string, unknown>, overr
 }
 
 export function headersFor(env: { event_id: string; event_type: string }, extra: Record<string, string> = {}): Record<string, string> {
-  return { 'content-type': 'application/json', 'z-event-id': env.event_id, 'z-event-type': env.event_type, 'z-signature': 'unused', ...extra };
+  return {
+    'content-type': 'application/json',
+    'z-event-id': env.event_id,
+    'z-event-type': env.event_type,
+    'z-signature': 'unused',
+    ...extra,
+  };
 }
 
 export interface Receiver {
@@ -98,7 +104,10 @@ export async function deliver(url: string, env: Envelope, attempts = 1): Promise
 }
 
 /** A logger that records lines, for assertions and to keep test output quiet. */
-export function recordingLogger(): { lines: Array<{ level: string; message: string; fields?: unknown }>; logger: Record<'debug' | 'info' | 'warn' | 'error', (m: string, f?: unknown) => void> } {
+export function recordingLogger(): {
+  lines: Array<{ level: string; message: string; fields?: unknown }>;
+  logger: Record<'debug' | 'info' | 'warn' | 'error', (m: string, f?: unknown) => void>;
+} {
   const lines: Array<{ level: string; message: string; fields?: unknown }> = [];
   const at = (level: string) => (message: string, fields?: unknown) => void lines.push({ level, message, fields });
   return { lines, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };

@@ -28,7 +28,14 @@ function parseError(fn: () => unknown): WebhookParseError {
 
 describe('parseEvent: typed events', () => {
   it('card.3ds.received with every field', () => {
-    const env = envelope('card.3ds.received', { object: 'card', id: 'crd_1', status: 'received', otp_code: '123456', application_id: 'cap_9', expires_at: '2026-09-01T10:05:00Z' });
+    const env = envelope('card.3ds.received', {
+      object: 'card',
+      id: 'crd_1',
+      status: 'received',
+      otp_code: '123456',
+      application_id: 'cap_9',
+      expires_at: '2026-09-01T10:05:00Z',
+    });
     const event = parse(env);
     expect(event.known).toBe(true);
     if (!isEventType(event, 'card.3ds.received')) throw new Error('narrowing failed');
@@ -53,14 +60,23 @@ describe('parseEvent: typed events', () => {
   });
 
   it('exchange.order.executed (status_version always 0)', () => {
-    const event = parse(envelope('exchange.order.executed', { object: 'exchange_order', id: '6f1c0a5e-0000-4000-8000-000000000001', status: 'executed', status_version: 0 }));
+    const event = parse(
+      envelope('exchange.order.executed', {
+        object: 'exchange_order',
+        id: '6f1c0a5e-0000-4000-8000-000000000001',
+        status: 'executed',
+        status_version: 0,
+      }),
+    );
     if (!event.known || event.event_type !== 'exchange.order.executed') throw new Error('expected exchange');
     expectTypeOf(event.data.status_version).toEqualTypeOf<0>();
     expect(event.data.status).toBe('executed');
   });
 
   it('exchange.order.executed with another status_version is malformed', () => {
-    const err = parseError(() => parse(envelope('exchange.order.executed', { object: 'exchange_order', id: 'u', status: 'executed', status_version: 3 })));
+    const err = parseError(() =>
+      parse(envelope('exchange.order.executed', { object: 'exchange_order', id: 'u', status: 'executed', status_version: 3 })),
+    );
     expect(err.reason).toBe('invalid_event_data');
   });
 

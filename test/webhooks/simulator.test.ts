@@ -9,7 +9,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MerchantClient } from '../../src/index.js';
 import { createSandbox, type Sandbox } from '../../src/testing/index.js';
-import { StatusTracker, createWebhookHandler, fetchEventResource, type WebhookEvent, type WebhookHandlerOptions, type WebhookVerifier } from '../../src/webhooks/index.js';
+import {
+  StatusTracker,
+  createWebhookHandler,
+  fetchEventResource,
+  type WebhookEvent,
+  type WebhookHandlerOptions,
+  type WebhookVerifier,
+} from '../../src/webhooks/index.js';
 import { shuffled, startReceiver, type Receiver } from './helpers.js';
 
 function simulatorVerifier(secret: string): WebhookVerifier {
@@ -25,7 +32,10 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
-async function setup(options: Omit<WebhookHandlerOptions, 'verify' | 'logger'>, verifySecret?: string): Promise<{ sb: Sandbox; rx: Receiver }> {
+async function setup(
+  options: Omit<WebhookHandlerOptions, 'verify' | 'logger'>,
+  verifySecret?: string,
+): Promise<{ sb: Sandbox; rx: Receiver }> {
   const sb = createSandbox({ merchantId: 'mch_sim', webhooks: { backoffMs: 1 } });
   const handler = createWebhookHandler({ ...options, verify: simulatorVerifier(verifySecret ?? sb.webhooks.secret), logger: {} });
   const rx = await startReceiver(handler);
@@ -36,7 +46,10 @@ async function setup(options: Omit<WebhookHandlerOptions, 'verify' | 'logger'>, 
 
 /** A deterministic random source for the simulator's shuffle. */
 function seeded(seed: number): () => number {
-  const order = shuffled(Array.from({ length: 1000 }, (_, i) => i / 1000), seed);
+  const order = shuffled(
+    Array.from({ length: 1000 }, (_, i) => i / 1000),
+    seed,
+  );
   let i = 0;
   return () => order[i++ % order.length] as number;
 }
@@ -53,7 +66,10 @@ describe('sandbox.webhooks → createWebhookHandler', () => {
     });
     const statuses = ['unactivated', 'active', 'frozen', 'unfreezing', 'active', 'frozen'];
     const emitted = await sb.webhooks.emitBatch(
-      statuses.map((status) => ({ event_type: 'card.status.updated', data: { object: 'card', id: 'crd_sim', external_member_id: 'ext-1', status } })),
+      statuses.map((status) => ({
+        event_type: 'card.status.updated',
+        data: { object: 'card', id: 'crd_sim', external_member_id: 'ext-1', status },
+      })),
       { shuffle: seeded(11), duplicates: 2 },
     );
     expect(sb.webhooks.deliveries).toHaveLength(statuses.length * 3);
@@ -73,7 +89,13 @@ describe('sandbox.webhooks → createWebhookHandler', () => {
         processed.push(event);
       },
     });
-    const env = await sb.webhooks.emit('card.3ds.received', { object: 'card', id: 'crd_1', external_member_id: 'ext-1', status: 'received', otp_code: '654321' });
+    const env = await sb.webhooks.emit('card.3ds.received', {
+      object: 'card',
+      id: 'crd_1',
+      external_member_id: 'ext-1',
+      status: 'received',
+      otp_code: '654321',
+    });
     expect(sb.webhooks.deliveries.map((d) => d.status)).toEqual([500, 200]);
     expect(processed).toHaveLength(1);
     const [event] = processed;
@@ -84,7 +106,12 @@ describe('sandbox.webhooks → createWebhookHandler', () => {
   it('unknown event types reach onEvent as unknown', async () => {
     const got: WebhookEvent[] = [];
     const { sb } = await setup({ onEvent: (e) => void got.push(e) });
-    await sb.webhooks.emit('earn.subscription.matured', { object: 'earn_subscription', id: 'ern_1', external_member_id: 'ext-1', status: 'matured' });
+    await sb.webhooks.emit('earn.subscription.matured', {
+      object: 'earn_subscription',
+      id: 'ern_1',
+      external_member_id: 'ext-1',
+      status: 'matured',
+    });
     expect(got).toHaveLength(1);
     expect(got[0]).toMatchObject({ known: false, event_type: 'earn.subscription.matured' });
   });
@@ -102,10 +129,20 @@ describe('sandbox.webhooks → createWebhookHandler', () => {
     const sb = createSandbox({ merchantId: 'mch_sim', webhooks: { backoffMs: 1 } });
     const api = await sb.listen();
     closers.push(() => api.close());
-    const client = new MerchantClient({ baseUrl: api.url, ...sb.credentials, backoff: { baseDelayMs: 1, inProgressDelayMs: 5, maxDelayMs: 20 } });
+    const client = new MerchantClient({
+      baseUrl: api.url,
+      ...sb.credentials,
+      backoff: { baseDelayMs: 1, inProgressDelayMs: 5, maxDelayMs: 20 },
+    });
     closers.push(() => client.close());
     const member = sb.state.seedMember({ external_member_id: 'ext-e2e' });
-    const card = sb.state.seedCard({ member: member.external_member_id, form: 'physical', status: 'unactivated', expiry: '12/29', pin: '1234' });
+    const card = sb.state.seedCard({
+      member: member.external_member_id,
+      form: 'physical',
+      status: 'unactivated',
+      expiry: '12/29',
+      pin: '1234',
+    });
 
     const reads: Array<{ type: string; status: unknown }> = [];
     const handler = createWebhookHandler({

@@ -15,12 +15,17 @@ describe('StatusTracker.apply (versioned)', () => {
 
   it('ends at the highest version whatever the arrival order', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 30 }).chain((versions) => fc.tuple(fc.constant(versions), fc.shuffledSubarray(versions, { minLength: versions.length }))), ([versions, order]) => {
-        const t = new StatusTracker();
-        for (const v of order) t.apply('card:crd_1', `s${v}`, v);
-        const top = Math.max(...versions);
-        expect(t.get('card:crd_1')).toMatchObject({ status: `s${top}`, statusVersion: top });
-      }),
+      fc.property(
+        fc
+          .uniqueArray(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 30 })
+          .chain((versions) => fc.tuple(fc.constant(versions), fc.shuffledSubarray(versions, { minLength: versions.length }))),
+        ([versions, order]) => {
+          const t = new StatusTracker();
+          for (const v of order) t.apply('card:crd_1', `s${v}`, v);
+          const top = Math.max(...versions);
+          expect(t.get('card:crd_1')).toMatchObject({ status: `s${top}`, statusVersion: top });
+        },
+      ),
     );
   });
 

@@ -4,7 +4,17 @@ import type { AmountInput } from '../../money.js';
 import type { CardCloseCheck, CardLimitsResult, CardRecord, CardStatusResult } from '../../schemas/cards.js';
 import type { LooseResult } from '../../schemas/common.js';
 import * as E from '../../spec/endpoints.js';
-import { bodyOrEmpty, checkId, checkObject, checkQuery, compact, looseListQuery, type ListParams, type LooseBody, type LooseQuery } from '../guards.js';
+import {
+  bodyOrEmpty,
+  checkId,
+  checkObject,
+  checkQuery,
+  compact,
+  looseListQuery,
+  type ListParams,
+  type LooseBody,
+  type LooseQuery,
+} from '../guards.js';
 import { MemberResource } from './base.js';
 import { activationBody, checkLimitOrder, limitValue } from './card-guards.js';
 
@@ -200,7 +210,10 @@ export class MemberCards extends MemberResource {
   withdraw(cardId: string, params: CardWithdrawParams, options?: CallOptions): ApiPromise<LooseResult> {
     const id = checkId(cardId, 'cardId');
     if (checkObject(params, 'params').reason === 'close') {
-      throw new InvalidArgumentError('reason', 'card withdrawals do not accept reason=close; call cards.close() to return the whole balance.');
+      throw new InvalidArgumentError(
+        'reason',
+        'card withdrawals do not accept reason=close; call cards.close() to return the whole balance.',
+      );
     }
     return this.send(E.CARDS_WITHDRAW, { pathParams: { id }, body: params, options });
   }

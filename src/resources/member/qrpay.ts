@@ -3,7 +3,16 @@ import type { AmountInput } from '../../money.js';
 import type { LooseResult } from '../../schemas/common.js';
 import type { QrDecodeResult, QrQuote } from '../../schemas/qrpay.js';
 import { QRPAY_DECODE, QRPAY_PAY, QRPAY_QUOTE, QRPAY_SCHEMES } from '../../spec/endpoints.js';
-import { checkObject, checkOptionalText, checkText, compact, looseListQuery, optionalAmount, type ListParams, type LooseQuery } from '../guards.js';
+import {
+  checkObject,
+  checkOptionalText,
+  checkText,
+  compact,
+  looseListQuery,
+  optionalAmount,
+  type ListParams,
+  type LooseQuery,
+} from '../guards.js';
 import { MemberResource } from './base.js';
 
 /** Payer keys the service accepts for a QR quote (unknown keys are discarded by the service). */

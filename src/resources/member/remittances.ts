@@ -1,7 +1,12 @@
 import { InvalidArgumentError } from '../../core/errors.js';
 import type { ApiPromise, CallOptions, PagePromise } from '../../core/types.js';
 import type { LooseResult } from '../../schemas/common.js';
-import type { PendingActionResult, PersonalAccountApplication, RemittanceCancelResult, RemittanceRecord } from '../../schemas/remittances.js';
+import type {
+  PendingActionResult,
+  PersonalAccountApplication,
+  RemittanceCancelResult,
+  RemittanceRecord,
+} from '../../schemas/remittances.js';
 import * as E from '../../spec/endpoints.js';
 import { amount, checkId, checkObject, checkQuery, looseListQuery, type ListParams, type LooseBody, type LooseQuery } from '../guards.js';
 import { MemberResource } from './base.js';

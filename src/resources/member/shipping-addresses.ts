@@ -47,6 +47,10 @@ export class MemberShippingAddresses extends MemberResource {
    * @param addressId - The address id.
    */
   update(addressId: string, params: ShippingAddressParams, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(SHIPPING_ADDRESSES_UPDATE, { pathParams: { id: checkId(addressId, 'addressId') }, body: checkObject(params, 'params'), options });
+    return this.send(SHIPPING_ADDRESSES_UPDATE, {
+      pathParams: { id: checkId(addressId, 'addressId') },
+      body: checkObject(params, 'params'),
+      options,
+    });
   }
 }

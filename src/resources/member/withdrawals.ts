@@ -3,7 +3,18 @@ import type { AmountInput } from '../../money.js';
 import type { LooseResult } from '../../schemas/common.js';
 import type { WithdrawalOrder } from '../../schemas/withdrawals.js';
 import { WITHDRAWALS_ADDRESSES, WITHDRAWALS_CONFIRM, WITHDRAWALS_CREATE, WITHDRAWALS_FAIL } from '../../spec/endpoints.js';
-import { amount, bodyOrEmpty, checkId, checkMaxChars, checkObject, checkText, looseListQuery, type ListParams, type LooseBody, type LooseQuery } from '../guards.js';
+import {
+  amount,
+  bodyOrEmpty,
+  checkId,
+  checkMaxChars,
+  checkObject,
+  checkText,
+  looseListQuery,
+  type ListParams,
+  type LooseBody,
+  type LooseQuery,
+} from '../guards.js';
 import { MemberResource } from './base.js';
 
 /** Body of `POST /v1/withdrawals`. */
@@ -64,7 +75,11 @@ export class MemberWithdrawals extends MemberResource {
    * @param withdrawalId - `wdr_<uuid>`.
    */
   confirm(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(WITHDRAWALS_CONFIRM, { pathParams: { id: checkId(withdrawalId, 'withdrawalId') }, body: bodyOrEmpty(params), options });
+    return this.send(WITHDRAWALS_CONFIRM, {
+      pathParams: { id: checkId(withdrawalId, 'withdrawalId') },
+      body: bodyOrEmpty(params),
+      options,
+    });
   }
 
   /**

@@ -29,7 +29,8 @@ function readAddress(body: Record<string, unknown>): Record<string, string> {
       out[key] = v;
     }
   }
-  if (problems.length > 0) fail('invalid_fields', 'Some address fields are invalid.', { extra: { fields: problems, reason: problems[0]?.reason ?? 'invalid' } });
+  if (problems.length > 0)
+    fail('invalid_fields', 'Some address fields are invalid.', { extra: { fields: problems, reason: problems[0]?.reason ?? 'invalid' } });
   return out;
 }
 

@@ -94,12 +94,21 @@ export const cardFundsRoutes: RouteDef[] = [
       ctx.store.cards.set(card.id, card);
       ctx.effect('card.application', card.id, { memberId: m.id, asset: 'USDT', amount: need.toFixed() });
       const ext = externalIdOf(ctx.store, m.id);
-      ctx.emit({ event_type: 'card.application.approved', data: { object: 'card_application', id: `cap_${appUuid}`, external_member_id: ext, status: 'approved' } });
+      ctx.emit({
+        event_type: 'card.application.approved',
+        data: { object: 'card_application', id: `cap_${appUuid}`, external_member_id: ext, status: 'approved' },
+      });
       if (p.form === 'virtual' && topup.gt(0)) {
         // Virtual cards are funded when issuance settles; the initial top-up has no ctp_ row.
-        ctx.emit({ event_type: 'card.topup.credited', data: { object: 'card_topup', id: `first:${appUuid}`, external_member_id: ext, status: 'credited' } });
+        ctx.emit({
+          event_type: 'card.topup.credited',
+          data: { object: 'card_topup', id: `first:${appUuid}`, external_member_id: ext, status: 'credited' },
+        });
       }
-      return { status: 201, body: { id: `cap_${appUuid}`, status: 'approved', card_id: card.id, product_id: p.id, form: p.form, created_at: iso(ctx.now) } };
+      return {
+        status: 201,
+        body: { id: `cap_${appUuid}`, status: 'approved', card_id: card.id, product_id: p.id, form: p.form, created_at: iso(ctx.now) },
+      };
     },
   },
   {
@@ -122,8 +131,14 @@ export const cardFundsRoutes: RouteDef[] = [
       ctx.store.objects.set(id, { id, card_id: c.id, status: 'credited', asset: asset.code, amount: fmt(amount, c.scale) });
       ctx.effect('card.topup', id, { memberId: m.id, asset: asset.code, amount: amount.toFixed() });
       // 201 only acknowledges the order; the event says the funds reached the card.
-      ctx.emit({ event_type: 'card.topup.credited', data: { object: 'card_topup', id, external_member_id: m.external_member_id, status: 'credited' } });
-      return { status: 201, body: { id, card_id: c.id, status: 'pending', asset: asset.code, amount: fmt(amount, c.scale), created_at: iso(ctx.now) } };
+      ctx.emit({
+        event_type: 'card.topup.credited',
+        data: { object: 'card_topup', id, external_member_id: m.external_member_id, status: 'credited' },
+      });
+      return {
+        status: 201,
+        body: { id, card_id: c.id, status: 'pending', asset: asset.code, amount: fmt(amount, c.scale), created_at: iso(ctx.now) },
+      };
     },
   },
   {
@@ -145,7 +160,10 @@ export const cardFundsRoutes: RouteDef[] = [
       c.balance = c.balance.minus(amount);
       const id = `cwd_${uuid()}`;
       ctx.effect('card.withdrawal', id, { memberId: m.id, asset: c.funding_asset, amount: amount.toFixed() });
-      return { status: 201, body: { id, card_id: c.id, status: 'completed', asset: c.funding_asset, amount: fmt(amount, c.scale), created_at: iso(ctx.now) } };
+      return {
+        status: 201,
+        body: { id, card_id: c.id, status: 'completed', asset: c.funding_asset, amount: fmt(amount, c.scale), created_at: iso(ctx.now) },
+      };
     },
   },
 ];

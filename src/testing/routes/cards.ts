@@ -20,7 +20,10 @@ export function cardOf(ctx: RouteContext): CardRecord {
 
 /** Queues a card event for the card's member. */
 export function emitCard(ctx: RouteContext, type: string, c: CardRecord): void {
-  ctx.emit({ event_type: type, data: { object: 'card', id: c.id, external_member_id: externalIdOf(ctx.store, c.memberId), status: c.status } });
+  ctx.emit({
+    event_type: type,
+    data: { object: 'card', id: c.id, external_member_id: externalIdOf(ctx.store, c.memberId), status: c.status },
+  });
 }
 
 function setStatus(ctx: RouteContext, c: CardRecord, status: string): void {
@@ -102,7 +105,12 @@ export const cardRoutes: RouteDef[] = [
         c.pendingInitialTopup = c.pendingInitialTopup.mul(0);
         ctx.emit({
           event_type: 'card.topup.credited',
-          data: { object: 'card_topup', id: `first:${(c.application_id ?? '').replace(/^cap_/, '')}`, external_member_id: externalIdOf(ctx.store, c.memberId), status: 'credited' },
+          data: {
+            object: 'card_topup',
+            id: `first:${(c.application_id ?? '').replace(/^cap_/, '')}`,
+            external_member_id: externalIdOf(ctx.store, c.memberId),
+            status: 'credited',
+          },
         });
       }
       emitCard(ctx, 'card.activated', c);
@@ -157,7 +165,8 @@ export const cardRoutes: RouteDef[] = [
         monthly: limitValue(body['monthly'], 'monthly', c) ?? c.limits.monthly,
       };
       const bad = (lo: Dec, hi: Dec): boolean => !lo.isZero() && !hi.isZero() && hi.lt(lo);
-      if (bad(next.single, next.daily) || bad(next.daily, next.monthly)) fail('invalid_fields', 'Limits must satisfy single <= daily <= monthly.');
+      if (bad(next.single, next.daily) || bad(next.daily, next.monthly))
+        fail('invalid_fields', 'Limits must satisfy single <= daily <= monthly.');
       c.limits = next;
       return { status: 200, body: { id: c.id, accepted: true } };
     },

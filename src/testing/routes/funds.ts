@@ -59,11 +59,27 @@ export const fundsRoutes: RouteDef[] = [
       // merchant_hosted: credited straight to available, `pending` stays 0 (spec: Balance row).
       adjust(member, asset.code, 'available', amount);
       const id = `dep_${uuid()}`;
-      ctx.store.deposits.set(id, { id, memberId: member.id, asset: asset.code, amount, tx_hash: txHash, status: 'credited', created_at: ctx.now });
+      ctx.store.deposits.set(id, {
+        id,
+        memberId: member.id,
+        asset: asset.code,
+        amount,
+        tx_hash: txHash,
+        status: 'credited',
+        created_at: ctx.now,
+      });
       ctx.effect('deposit.credit', id, { memberId: member.id, asset: asset.code, amount: amount.toFixed() });
       return {
         status: 201,
-        body: { id, status: 'credited', asset: asset.code, amount: fmt(amount, asset.ledger_scale), ledger_scale: asset.ledger_scale, tx_hash: txHash, created_at: iso(ctx.now) },
+        body: {
+          id,
+          status: 'credited',
+          asset: asset.code,
+          amount: fmt(amount, asset.ledger_scale),
+          ledger_scale: asset.ledger_scale,
+          tx_hash: txHash,
+          created_at: iso(ctx.now),
+        },
       };
     },
   },
@@ -131,7 +147,15 @@ export const fundsRoutes: RouteDef[] = [
     handler(ctx) {
       const rows = [...ctx.store.withdrawAddresses.values()]
         .filter((a) => ctx.member === undefined || a.memberId === undefined || a.memberId === ctx.member.id)
-        .map((a) => ({ id: a.id, asset: a.asset, network: a.network, address: a.address, label: a.label, usable: a.usable, created_at: iso(a.created_at) }));
+        .map((a) => ({
+          id: a.id,
+          asset: a.asset,
+          network: a.network,
+          address: a.address,
+          label: a.label,
+          usable: a.usable,
+          created_at: iso(a.created_at),
+        }));
       return { status: 200, body: staticList(rows) };
     },
   },

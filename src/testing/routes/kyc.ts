@@ -121,7 +121,11 @@ export const kycRoutes: RouteDef[] = [
         email,
       };
       m.quickKyc.push(b);
-      ctx.effect('kyc.quick.fee', b.id, { memberId: ctx.store.merchant.custody === 'platform' ? m.id : undefined, asset: qk.feeAsset, amount: qk.fee.toFixed() });
+      ctx.effect('kyc.quick.fee', b.id, {
+        memberId: ctx.store.merchant.custody === 'platform' ? m.id : undefined,
+        asset: qk.feeAsset,
+        amount: qk.fee.toFixed(),
+      });
       return { status: 201, body: { reused: false, remaining: QUICK_KYC_MAX - m.quickKyc.length, binding: bindingView(b) } };
     },
   },

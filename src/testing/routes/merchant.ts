@@ -121,7 +121,11 @@ export const merchantRoutes: RouteDef[] = [
     handler(ctx) {
       const data = [...ctx.store.merchant.prepaid.entries()]
         .filter(([, row]) => row.queued.gt(0))
-        .map(([code, row]) => ({ asset: code, amount: fmt(row.queued, ctx.store.assets.get(code).ledger_scale), status: 'pending_merchant_funds' }));
+        .map(([code, row]) => ({
+          asset: code,
+          amount: fmt(row.queued, ctx.store.assets.get(code).ledger_scale),
+          status: 'pending_merchant_funds',
+        }));
       return { status: 200, body: staticList(data) };
     },
   },
@@ -183,7 +187,13 @@ export const merchantRoutes: RouteDef[] = [
       if (amount.gt(FAUCET_MAX)) fail('limit_exceeded', 'At most 1,000,000 units per request.', { extra: { limit_type: 'single' } });
       const row = prepaidOf(ctx.store.merchant, asset.code);
       row.available = row.available.plus(amount);
-      const out = { ok: true, asset: asset.code, credited: fmt(amount, asset.ledger_scale), ledger_scale: asset.ledger_scale, journal_id: `jrn_${uuid()}` };
+      const out = {
+        ok: true,
+        asset: asset.code,
+        credited: fmt(amount, asset.ledger_scale),
+        ledger_scale: asset.ledger_scale,
+        journal_id: `jrn_${uuid()}`,
+      };
       ctx.store.faucetByKey.set(key, out);
       ctx.effect('faucet.credit', out.journal_id, { asset: asset.code, amount: amount.toFixed() });
       return { status: 200, body: out };

@@ -64,7 +64,8 @@ function plan(ctx: RouteContext, m: MemberRecord, body: Record<string, unknown>,
   const codeValue = reqString(body, 'code_value');
   const funding = body['funding_source'] ?? 'member';
   if (funding !== 'member' && funding !== 'merchant') fail('invalid_request', 'funding_source must be member or merchant');
-  if (funding === 'merchant' && ctx.store.merchant.custody !== 'merchant_hosted') fail('product_not_available', 'Merchant funding needs merchant_hosted custody.');
+  if (funding === 'merchant' && ctx.store.merchant.custody !== 'merchant_hosted')
+    fail('product_not_available', 'Merchant funding needs merchant_hosted custody.');
   if (!ctx.store.merchant.lines.qrpay) fail('service_unavailable', 'QR payments are temporarily unavailable.');
   const d = decodeQr(codeValue);
   if (d.required_payer_fields.length > 0) fail('product_not_available', 'Codes that require payer fields cannot proceed through this API.');
@@ -77,7 +78,8 @@ function plan(ctx: RouteContext, m: MemberRecord, body: Record<string, unknown>,
     if (FIAT_PER_USD[currency] === undefined) fail('corridor_not_supported', `${currency} is not supported.`);
     fiat = parsePositive(amountIn, 2, 'amount');
   } else {
-    if (currencyIn !== undefined || amountIn !== undefined) fail('invalid_request', 'currency and amount are prohibited for fixed-amount codes');
+    if (currencyIn !== undefined || amountIn !== undefined)
+      fail('invalid_request', 'currency and amount are prohibited for fixed-amount codes');
     fiat = new Decimal(d.amount ?? '0');
   }
   const memoKey = `${m.id}|${codeValue}|${currencyIn ?? ''}|${typeof amountIn === 'string' ? amountIn : ''}`;
@@ -141,7 +143,14 @@ function plan(ctx: RouteContext, m: MemberRecord, body: Record<string, unknown>,
   });
   return {
     funding,
-    chosen: { asset: chosen.asset, total: chosen.total, fee: chosen.fee, principal: chosen.principal, ...(chosen.feeAsset ? { feeAsset: chosen.feeAsset } : {}), ...(chosen.feeAmount ? { feeAmount: chosen.feeAmount } : {}) },
+    chosen: {
+      asset: chosen.asset,
+      total: chosen.total,
+      fee: chosen.fee,
+      principal: chosen.principal,
+      ...(chosen.feeAsset ? { feeAsset: chosen.feeAsset } : {}),
+      ...(chosen.feeAmount ? { feeAmount: chosen.feeAmount } : {}),
+    },
     quote: {
       payee: d.payee,
       acquirer_currency: currency,

@@ -14,7 +14,13 @@ import { optString, reqString, staticList } from './fields.js';
 /** Default corridors (simulator data). */
 export const DEFAULT_CORRIDORS: readonly CorridorRecord[] = [
   { country: 'GB', currency: 'GBP', payment_method: 'bank_transfer', clearing_systems: ['FASTER PAYMENTS'], lines: ['express', 'pobo'] },
-  { country: 'DE', currency: 'EUR', payment_method: 'bank_transfer', clearing_systems: ['SEPA', 'SEPA INSTANT'], lines: ['express', 'pobo'] },
+  {
+    country: 'DE',
+    currency: 'EUR',
+    payment_method: 'bank_transfer',
+    clearing_systems: ['SEPA', 'SEPA INSTANT'],
+    lines: ['express', 'pobo'],
+  },
   { country: 'US', currency: 'USD', payment_method: 'bank_transfer', clearing_systems: ['ACH', 'FEDWIRE'], lines: ['express'] },
   { country: 'SG', currency: 'SGD', payment_method: 'bank_transfer', clearing_systems: ['FAST'], lines: ['express', 'pobo'] },
   { country: 'PH', currency: 'PHP', payment_method: 'ewallet', clearing_systems: ['INSTAPAY'], lines: ['express'] },
@@ -23,12 +29,47 @@ export const DEFAULT_CORRIDORS: readonly CorridorRecord[] = [
 
 /** Bank directory (simulator data). */
 const BANKS = [
-  { swift_code: 'BARCGB22XXX', bank_name: 'Barclays Bank PLC', address: '1 Churchill Place', city: 'London', country_code: 'GB', branch: '' },
+  {
+    swift_code: 'BARCGB22XXX',
+    bank_name: 'Barclays Bank PLC',
+    address: '1 Churchill Place',
+    city: 'London',
+    country_code: 'GB',
+    branch: '',
+  },
   { swift_code: 'DEUTDEFFXXX', bank_name: 'Deutsche Bank AG', address: null, city: 'Frankfurt am Main', country_code: 'DE', branch: '' },
-  { swift_code: 'DBSSSGSGXXX', bank_name: 'DBS Bank Ltd', address: '12 Marina Boulevard', city: 'Singapore', country_code: 'SG', branch: '' },
-  { swift_code: 'CHASUS33XXX', bank_name: 'JPMorgan Chase Bank, N.A.', address: '383 Madison Avenue', city: 'New York', country_code: 'US', branch: '' },
-  { swift_code: 'HSBCHKHHXXX', bank_name: 'The Hongkong and Shanghai Banking Corporation Limited', address: "1 Queen's Road Central", city: 'Hong Kong', country_code: 'HK', branch: 'Main' },
-  { swift_code: 'BARCGB22LON', bank_name: 'Barclays Bank PLC', address: '1 Churchill Place', city: 'London', country_code: 'GB', branch: 'London' },
+  {
+    swift_code: 'DBSSSGSGXXX',
+    bank_name: 'DBS Bank Ltd',
+    address: '12 Marina Boulevard',
+    city: 'Singapore',
+    country_code: 'SG',
+    branch: '',
+  },
+  {
+    swift_code: 'CHASUS33XXX',
+    bank_name: 'JPMorgan Chase Bank, N.A.',
+    address: '383 Madison Avenue',
+    city: 'New York',
+    country_code: 'US',
+    branch: '',
+  },
+  {
+    swift_code: 'HSBCHKHHXXX',
+    bank_name: 'The Hongkong and Shanghai Banking Corporation Limited',
+    address: "1 Queen's Road Central",
+    city: 'Hong Kong',
+    country_code: 'HK',
+    branch: 'Main',
+  },
+  {
+    swift_code: 'BARCGB22LON',
+    bank_name: 'Barclays Bank PLC',
+    address: '1 Churchill Place',
+    city: 'London',
+    country_code: 'GB',
+    branch: 'London',
+  },
 ];
 
 const AGREEMENT_LANGS = ['zh-Hans', 'zh-Hant', 'en', 'fr', 'ja', 'ko'];
@@ -55,7 +96,12 @@ function formFields(clearing: string): Array<{ key: string; label: string; type:
 /** The corridor for all four parts (clearing system compared exactly, case preserved). */
 function corridorFor(store: Store, country: unknown, currency: unknown, method: unknown, clearing: unknown): CorridorRecord {
   const c = store.corridors.find(
-    (x) => x.country === country && x.currency === currency && x.payment_method === method && typeof clearing === 'string' && x.clearing_systems.includes(clearing),
+    (x) =>
+      x.country === country &&
+      x.currency === currency &&
+      x.payment_method === method &&
+      typeof clearing === 'string' &&
+      x.clearing_systems.includes(clearing),
   );
   if (!c) fail('corridor_not_supported', 'The remittance corridor is not available.');
   return c;
@@ -65,7 +111,11 @@ function corridorFor(store: Store, country: unknown, currency: unknown, method: 
 function pickLang(ctx: RouteContext, available: Record<string, unknown>): string | undefined {
   const q = ctx.query.get('lang');
   const header = (ctx.headers['accept-language'] ?? '').split(',')[0]?.split(';')[0]?.trim() ?? '';
-  const wanted = q ?? AGREEMENT_LANGS.find((l) => l.toLowerCase() === header.toLowerCase()) ?? AGREEMENT_LANGS.find((l) => l === header.split('-')[0]) ?? '';
+  const wanted =
+    q ??
+    AGREEMENT_LANGS.find((l) => l.toLowerCase() === header.toLowerCase()) ??
+    AGREEMENT_LANGS.find((l) => l === header.split('-')[0]) ??
+    '';
   return [wanted, 'en', 'zh-Hans'].find((l) => l !== '' && available[l] !== undefined);
 }
 
@@ -82,7 +132,12 @@ export const remitRoutes: RouteDef[] = [
       const line = ctx.query.get('line') === 'pobo' ? 'pobo' : 'express';
       const data = ctx.store.corridors
         .filter((c) => c.lines.includes(line))
-        .map((c) => ({ country: c.country, currency: c.currency, payment_method: c.payment_method, clearing_systems: [...c.clearing_systems] }));
+        .map((c) => ({
+          country: c.country,
+          currency: c.currency,
+          payment_method: c.payment_method,
+          clearing_systems: [...c.clearing_systems],
+        }));
       return { status: 200, body: staticList(data) };
     },
   },
@@ -203,7 +258,13 @@ export const remitRoutes: RouteDef[] = [
       const clearing = q.get('clearing_system') ?? '';
       return {
         status: 200,
-        body: { country: c.country, currency: c.currency, payment_method: c.payment_method, clearing_system: clearing, fields: formFields(clearing) },
+        body: {
+          country: c.country,
+          currency: c.currency,
+          payment_method: c.payment_method,
+          clearing_system: clearing,
+          fields: formFields(clearing),
+        },
       };
     },
   },

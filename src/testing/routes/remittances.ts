@@ -90,7 +90,8 @@ export const remittanceRoutes: RouteDef[] = [
       if (r.status !== 'needs_reconfirm' || r.action !== 'auto') fail('state_invalid', 'Nothing to reconfirm.');
       const scale = ctx.store.assets.get(r.asset).ledger_scale;
       // Acceptance is sending `new_total` unchanged (spec: slippage).
-      if (reqString(body, 'new_total') !== fmt(r.slippage.new_total, scale)) fail('invalid_request', 'new_total does not match the pending action');
+      if (reqString(body, 'new_total') !== fmt(r.slippage.new_total, scale))
+        fail('invalid_request', 'new_total does not match the pending action');
       if (r.rounds >= MAX_ROUNDS) fail('state_invalid', 'Too many reconfirmation rounds.');
       const m = ctx.requireMember();
       move(m, r.asset, 'available', 'locked', r.slippage.extra_locked);

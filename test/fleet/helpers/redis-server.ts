@@ -7,7 +7,13 @@ import { existsSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 
-const CANDIDATES = ['/usr/bin/redis-server', '/usr/local/bin/redis-server', '/usr/sbin/redis-server', '/opt/homebrew/bin/redis-server', '/snap/bin/redis-server'];
+const CANDIDATES = [
+  '/usr/bin/redis-server',
+  '/usr/local/bin/redis-server',
+  '/usr/sbin/redis-server',
+  '/opt/homebrew/bin/redis-server',
+  '/snap/bin/redis-server',
+];
 
 /** Path of the redis-server binary: `REDIS_SERVER_BIN`, then PATH, then the usual places. */
 export function findRedisServer(): string | undefined {
@@ -73,9 +79,13 @@ export async function startRedisServer(port?: number): Promise<RedisServer> {
 }
 
 function launch(bin: string, port: number): Promise<RedisServer> {
-  const child: ChildProcess = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    bin,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (b: Buffer) => (output += b.toString()));
   child.stderr?.on('data', (b: Buffer) => (output += b.toString()));

@@ -66,11 +66,15 @@ async function bundle(name: string): Promise<Launcher> {
       outfile: file,
       logLevel: 'silent',
       // Bundled CommonJS dependencies (ioredis) call require(): give the ES module one.
-      banner: { js: "import { createRequire as __fleetCreateRequire } from 'node:module'; const require = __fleetCreateRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire as __fleetCreateRequire } from 'node:module'; const require = __fleetCreateRequire(import.meta.url);",
+      },
     });
     return { file, execArgv: [] };
   } catch (err) {
-    console.warn(`[fleet] could not bundle ${name} with esbuild (${err instanceof Error ? err.message : String(err)}); workers run with node --import tsx (slower start)`);
+    console.warn(
+      `[fleet] could not bundle ${name} with esbuild (${err instanceof Error ? err.message : String(err)}); workers run with node --import tsx (slower start)`,
+    );
     return { file: source, execArgv: ['--import', 'tsx'] };
   }
 }
