@@ -13,8 +13,9 @@ interface Vector {
   x_signature: string;
 }
 
-// Known answers computed with openssl outside this codebase (shared/spec/signing-vectors.json).
-const vectors = JSON.parse(readFileSync(new URL('../../../shared/spec/signing-vectors.json', import.meta.url), 'utf8')) as {
+// Known answers computed with the openssl command line outside this codebase, from the spec's recipe
+// (a fixture of the project: the inputs and the expected signatures are facts, not our output).
+const vectors = JSON.parse(readFileSync(new URL('../fixtures/signing-vectors.json', import.meta.url), 'utf8')) as {
   signing_key: string;
   vectors: Vector[];
 };

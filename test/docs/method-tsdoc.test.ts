@@ -4,7 +4,8 @@
  * funds, and the error codes the spec lists for it.
  *
  * Sources of truth: the endpoint table (`src/spec/endpoints.ts`) for scope and flags, and the
- * spec's endpoint sections for error codes (the table does not carry them). The wording checked
+ * spec's endpoint sections for error codes (the table does not carry them), kept in
+ * `test/fixtures/spec-facts.json` and checked against the document by `npm run check:spec`. The wording checked
  * (one phrasing each, as the resources already use it):
  *
  * - the route in backticks: `` `POST /v1/withdrawals` ``;
@@ -25,82 +26,26 @@ import { describe, expect, it } from 'vitest';
 import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
 import * as Endpoints from '../../src/spec/endpoints.js';
 import { ENDPOINTS, INTERNAL_ENDPOINT_IDS, SHOWN_ENDPOINTS } from '../../src/spec/endpoints.js';
-import { ERROR_CODES } from '../../src/spec/error-codes.js';
 
 const RESOURCES_DIR = fileURLToPath(new URL('../../src/resources/', import.meta.url));
-const SPEC = readFileSync(new URL('../../../shared/spec/api-spec.md', import.meta.url), 'utf8');
 const route = (e: { method: string; path: string }): string => `${e.method} ${e.path}`;
 
 // ---------------------------------------------------------------------------------------------
-// Facts per endpoint: the table's flags, plus the error codes the spec lists.
+// Facts per endpoint: the table's flags, plus the error codes the spec lists (kept in the
+// project as a fixture; `npm run check:spec` checks it against the document).
 // ---------------------------------------------------------------------------------------------
+
+const SPEC_FACTS = JSON.parse(readFileSync(new URL('../fixtures/spec-facts.json', import.meta.url), 'utf8')) as {
+  shownRoutes: string[];
+  endpointErrorCodes: Record<string, string[]>;
+};
+const SHOWN_ROUTES = new Set(SPEC_FACTS.shownRoutes);
 
 /** Exported endpoint constants of `src/spec/endpoints.ts`, by name. */
 const ENDPOINT_CONSTANTS = new Map<string, EndpointDescriptor>();
 for (const [name, value] of Object.entries(Endpoints) as [string, unknown][]) {
   if (ENDPOINTS.includes(value as EndpointDescriptor)) ENDPOINT_CONSTANTS.set(name, value as EndpointDescriptor);
 }
-
-/** The spec's `### Title: \`METHOD /path\`` sections under Endpoints, by route. */
-function specSections(spec: string): Map<string, string> {
-  const endpoints = spec.slice(spec.indexOf('\n## Endpoints'), spec.indexOf('\n## ', spec.indexOf('\n## Endpoints') + 1));
-  const sections = new Map<string, string>();
-  for (const part of endpoints.split(/\n(?=### )/)) {
-    const m = /^### .*: `([A-Z]+) (\/v1[^`]*)`$/m.exec(part);
-    if (m) sections.set(`${m[1]} ${m[2]}`, part);
-  }
-  return sections;
-}
-const SECTIONS = specSections(SPEC);
-
-/**
- * Codes a section mentions that belong to other endpoints, with the reason. Each entry must still
- * be found in its section (a stale entry fails).
- */
-const NOT_THIS_ENDPOINT: Readonly<Record<string, readonly string[]>> = {
-  // "Missing any of the four parts makes `GET /v1/remit/payee-form-schema` and `POST /v1/remit/payees` return `corridor_not_supported`."
-  'GET /v1/remit/corridors': ['corridor_not_supported'],
-};
-
-/**
- * Error codes of a shown endpoint: every catalogue code its section names, plus every code on its
- * `- Errors:` line (which may name codes outside the catalogue, e.g. `card_product_not_found`).
- */
-function sectionCodes(key: string, section: string): string[] {
-  const codes = new Set<string>();
-  for (const m of section.matchAll(/`([a-z][a-z0-9_]*)`/g)) if (m[1]! in ERROR_CODES) codes.add(m[1]!);
-  for (const line of section.split('\n').filter((l) => l.startsWith('- Errors:'))) {
-    for (const m of line.matchAll(/`([a-z][a-z0-9_]*)`/g)) codes.add(m[1]!);
-  }
-  for (const code of NOT_THIS_ENDPOINT[key] ?? []) codes.delete(code);
-  return [...codes];
-}
-
-/**
- * Codes the spec ties to a name-only endpoint outside any endpoint section, each with the spec
- * text that says so (checked to be present). Their docs say "Errors: not shown beyond ...".
- */
-const NAME_ONLY_CODES: Readonly<Record<string, readonly { code: string; quote: string }[]>> = {
-  'POST /v1/withdrawals/{id}/confirm': [
-    { code: 'merchant_custody_shortfall', quote: "Confirming a withdrawal would make the merchant's custody declaration" },
-  ],
-  'POST /v1/merchant/deposit-address': [
-    { code: 'service_unavailable', quote: '`retry_after` (seconds), only on `POST /v1/merchant/deposit-address`' },
-  ],
-  'GET /v1/remit/payee-form-schema': [
-    {
-      code: 'corridor_not_supported',
-      quote: 'makes `GET /v1/remit/payee-form-schema` and `POST /v1/remit/payees` return `corridor_not_supported`',
-    },
-  ],
-  'POST /v1/remit/payees': [
-    {
-      code: 'corridor_not_supported',
-      quote: 'makes `GET /v1/remit/payee-form-schema` and `POST /v1/remit/payees` return `corridor_not_supported`',
-    },
-    { code: 'invalid_fields', quote: 'Only on `POST /v1/remit/payees` is this documented' },
-  ],
-};
 
 interface EndpointFacts {
   readonly endpoint: EndpointDescriptor;
@@ -112,9 +57,7 @@ interface EndpointFacts {
 
 function factsOf(endpoint: EndpointDescriptor): EndpointFacts {
   const key = route(endpoint);
-  const section = SECTIONS.get(key);
-  if (section !== undefined) return { endpoint, shown: true, codes: sectionCodes(key, section) };
-  return { endpoint, shown: false, codes: (NAME_ONLY_CODES[key] ?? []).map((c) => c.code) };
+  return { endpoint, shown: SHOWN_ROUTES.has(key), codes: SPEC_FACTS.endpointErrorCodes[key] ?? [] };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -337,49 +280,13 @@ describe('resource method TSDoc', () => {
 });
 
 describe('the facts the docs are checked against', () => {
-  it('finds a spec section with error codes for every shown endpoint except the token exchange', () => {
+  it('give error codes for every shown endpoint except the token exchange, and only for endpoints of the table', () => {
     for (const e of SHOWN_ENDPOINTS) {
-      expect(SECTIONS.has(route(e))).toBe(true);
+      expect(SHOWN_ROUTES.has(route(e))).toBe(true);
       if (!INTERNAL_ENDPOINT_IDS.includes(e.id)) expect(`${route(e)}: ${factsOf(e).codes.length > 0}`).toBe(`${route(e)}: true`);
     }
-  });
-
-  it('keeps the exclusions and name-only codes anchored in the spec text', () => {
-    for (const [key, codes] of Object.entries(NOT_THIS_ENDPOINT))
-      for (const code of codes) expect(SECTIONS.get(key)).toContain(`\`${code}\``);
-    for (const [key, entries] of Object.entries(NAME_ONLY_CODES)) {
-      expect(SECTIONS.has(key)).toBe(false);
-      expect(ENDPOINTS.map(route)).toContain(key);
-      for (const { code, quote } of entries) {
-        expect(SPEC).toContain(quote);
-        expect(code in ERROR_CODES).toBe(true);
-      }
-    }
-  });
-
-  it('agrees with the table where a spec section states scope, member scope, key or funds', () => {
-    for (const e of SHOWN_ENDPOINTS) {
-      const section = SECTIONS.get(route(e))!;
-      const head = flat(section.split(/\n\s*\n/)[1] ?? '');
-      const scope = /\bScope `([^`]+)`/.exec(head)?.[1];
-      const facts = {
-        scope,
-        memberScoped: /\bMember-scoped\b/.test(head) ? true : /\bMerchant account\b/.test(head) ? false : e.memberScoped,
-        idempotent: /\bIdempotency key (\(UUID v4\) )?required\b/.test(head)
-          ? true
-          : /\bNo idempotency key\b/.test(head)
-            ? false
-            : e.idempotent,
-        movesFunds: /\bMoves funds\b/.test(head) ? true : e.movesFunds,
-      };
-      expect({ route: route(e), ...facts }).toEqual({
-        route: route(e),
-        scope: e.scope,
-        memberScoped: e.memberScoped,
-        idempotent: e.idempotent,
-        movesFunds: e.movesFunds,
-      });
-    }
+    const routes = new Set(ENDPOINTS.map(route));
+    expect(Object.keys(SPEC_FACTS.endpointErrorCodes).filter((r) => !routes.has(r))).toEqual([]);
   });
 });
 
