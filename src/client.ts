@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import { resolveConfig, type MerchantClientOptions, type ResolvedConfig } from './core/config.js';
 import type { Logger } from './core/logger.js';
+import { AttemptRunner } from './core/attempt-runner.js';
+import { BucketGate } from './core/bucket-gate.js';
 import { Pipeline } from './core/pipeline.js';
+import { ServiceClock } from './core/service-clock.js';
+import { exchangeToken } from './core/token-exchange.js';
 import { TokenManager } from './core/token-manager.js';
 import { MemoryTokenStore } from './core/token-store.js';
 import { FetchTransport, UndiciTransport, type Transport } from './core/transport.js';
@@ -9,7 +13,6 @@ import type { ApiPromise, CallOptions, QueryValue } from './core/types.js';
 import { checkRawPath } from './core/url.js';
 import { createMerchantNamespaces, MemberView, type MerchantNamespaces } from './resources/index.js';
 import type { EndpointDescriptor, HttpMethod } from './spec/endpoint.js';
-import { TOKEN_EXCHANGE } from './spec/endpoints.js';
 import { SDK_VERSION } from './version.js';
 import { z } from 'zod';
 
@@ -50,7 +53,7 @@ export class MerchantClient {
   readonly #config: ResolvedConfig;
   readonly #pipeline: Pipeline;
   readonly #transport: Transport;
-  readonly #tokens: TokenManager;
+  readonly #clock: ServiceClock;
   readonly #namespaces: MerchantNamespaces;
 
   /** Merchant-account operations: conversions, top-ups, balances, lines, deposit address. */
@@ -78,13 +81,13 @@ export class MerchantClient {
     this.#transport = useFetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher);
     const logger: Logger | undefined = options.logger;
     const suffix = options.userAgentSuffix ? ` ${options.userAgentSuffix.replace(/[\u0000-\u001f\u007f]/g, '')}` : '';
-    this.#pipeline = new Pipeline(
+    this.#clock = new ServiceClock(logger);
+    // One attempt loop for every call, the token exchange included.
+    const runner = new AttemptRunner(
       {
         origin: config.origin,
-        basePath: config.basePath,
         timeoutMs: config.timeoutMs,
         maxRetries: config.maxRetries,
-        validateResponses: config.validateResponses,
         maxResponseBytes: config.maxResponseBytes,
         userAgent: `merchant-stablecoin/${SDK_VERSION} node/${process.versions.node}${suffix}`,
         backoff: config.backoff,
@@ -92,20 +95,18 @@ export class MerchantClient {
       },
       this.#transport,
       config.signingKey,
+      this.#clock,
+      new BucketGate(options.limiter),
     );
-    this.#tokens = new TokenManager({
+    const tokens = new TokenManager({
       store: options.tokenStore ?? new MemoryTokenStore(),
       // Identifies (base URL, client id) without putting either in clear in a shared store.
       key: `merchant-stablecoin:token:${createHash('sha256').update(`${config.baseUrl}\n${config.clientId}`).digest('hex').slice(0, 32)}`,
-      exchange: async (signal) => {
-        const { data } = await this.#pipeline.exchangeToken(TOKEN_EXCHANGE, config.clientId, config.apiKey, signal);
-        return { token: data.auth_token, expiresAt: data.expired_at };
-      },
-      now: () => this.#pipeline.now(),
+      exchange: (signal) => exchangeToken(runner, config, signal),
+      now: () => this.#clock.now(),
       renewBeforeSeconds: config.tokenRenewBeforeSeconds,
     });
-    this.#pipeline.setTokenManager(this.#tokens);
-    this.#pipeline.setLimiter(options.limiter);
+    this.#pipeline = new Pipeline({ basePath: config.basePath, validateResponses: config.validateResponses }, runner, tokens);
     this.#namespaces = createMerchantNamespaces(this.#pipeline);
     this.merchant = this.#namespaces.merchant;
     this.reports = this.#namespaces.reports;
@@ -157,7 +158,7 @@ export class MerchantClient {
 
   /** Offset (ms) applied to the local clock for signatures, learned from the service. */
   get clockOffsetMs(): number {
-    return this.#pipeline.clockOffsetMs;
+    return this.#clock.offsetMs;
   }
 
   /** Closes pooled connections. Calls made afterwards fail. */

@@ -33,7 +33,7 @@ export type {
 } from './core/types.js';
 export type { Logger, LogFields, LogLevel } from './core/logger.js';
 export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/token-store.js';
-export type { RequestLimiter } from './core/pipeline.js';
+export type { RequestLimiter } from './core/limiter.js';
 export type { FetchFunction } from './core/transport.js';
 export { DEFAULT_BACKOFF, type BackoffSettings } from './core/retry-policy.js';
 export {

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { InvalidArgumentError } from './errors.js';
 import type { Logger } from './logger.js';
-import type { RequestLimiter } from './pipeline.js';
+import type { RequestLimiter } from './limiter.js';
 import { DEFAULT_BACKOFF, type BackoffSettings } from './retry-policy.js';
 import type { TokenStore } from './token-store.js';
 import type { FetchFunction } from './transport.js';

@@ -1,7 +1,7 @@
 import type { RateLimitBucket } from '../spec/endpoint.js';
 import { RATE_LIMIT_QUOTAS } from '../spec/rate-limits.js';
 import { InvalidArgumentError } from './errors.js';
-import type { RequestLimiter } from './pipeline.js';
+import type { RequestLimiter } from './limiter.js';
 
 /** Options of {@link MemoryRateLimiter}. */
 export interface MemoryRateLimiterOptions {

@@ -56,53 +56,55 @@ const NO: RetryDecision = { retry: false };
  */
 export function decideRetry(failure: AttemptFailure, ctx: RetryContext): RetryDecision {
   if (ctx.retriesSoFar >= ctx.maxRetries) return NO;
-  const random = ctx.random ?? Math.random;
-  const backoff = (base: number): number => {
-    const exp = Math.min(ctx.backoff.maxDelayMs, base * 2 ** ctx.retriesSoFar);
-    return Math.round(exp / 2 + (random() * exp) / 2);
-  };
-
-  if (failure.kind === 'api' && (failure.code === 'rate_limited' || failure.status === 429)) {
-    // Nothing executed on a 429, so even never-retry endpoints may wait and go again.
-    const waitMs = failure.retryAfterSeconds !== undefined ? failure.retryAfterSeconds * 1000 : backoff(ctx.backoff.baseDelayMs);
-    if (waitMs > ctx.backoff.maxRetryAfterMs) return NO;
-    return { retry: true, delayMs: waitMs, rateLimited: true, unknownCode: false };
-  }
+  // Nothing executed on a 429, so even never-retry endpoints may wait and go again.
+  if (failure.kind === 'api' && (failure.code === 'rate_limited' || failure.status === 429)) return afterRetryAfter(failure, ctx);
   if (ctx.mode === 'never') return NO;
-
   switch (failure.kind) {
     case 'connection':
     case 'timeout':
       // The write may have executed: only the same key makes the retry safe.
-      return { retry: true, delayMs: backoff(ctx.backoff.baseDelayMs), rateLimited: false, unknownCode: false };
+      return withBackoff(ctx, false);
     case 'malformed':
       // A proxy's HTML 502/503/504 page: the same situation as an upstream error.
-      return failure.status >= 500
-        ? { retry: true, delayMs: backoff(ctx.backoff.baseDelayMs), rateLimited: false, unknownCode: false }
-        : NO;
-    case 'api': {
-      // Spec: every 404 is final, whatever its code (card_product_not_found is outside the catalogue).
-      if (failure.status === 404 || ctx.noRetryCodes?.includes(failure.code)) return NO;
-      if (!isKnownErrorCode(failure.code)) {
-        // Spec: an unknown code is treated as api_error: retried once, then reported; so an
-        // endpoint that never retries api_error never retries an unknown code either.
-        if (ctx.unknownRetried || ctx.noRetryCodes?.includes('api_error')) return NO;
-        return { retry: true, delayMs: backoff(ctx.backoff.baseDelayMs), rateLimited: false, unknownCode: true };
-      }
-      if (ERROR_CODES[failure.code].retry !== 'same_key') return NO;
-      if (failure.code === 'idempotency_in_progress') {
-        // 1 to 2 seconds (spec), doubling: the first request is still running.
-        const exp = Math.min(ctx.backoff.maxDelayMs, ctx.backoff.inProgressDelayMs * 2 ** ctx.retriesSoFar);
-        return {
-          retry: true,
-          delayMs: Math.round(Math.min(ctx.backoff.maxDelayMs, exp * (1 + random()))),
-          rateLimited: false,
-          unknownCode: false,
-        };
-      }
-      return { retry: true, delayMs: backoff(ctx.backoff.baseDelayMs), rateLimited: false, unknownCode: false };
-    }
+      return failure.status >= 500 ? withBackoff(ctx, false) : NO;
+    case 'api':
+      return apiRetry(failure, ctx);
   }
+}
+
+/** Exponential backoff with jitter: half the doubled base, plus up to as much again at random. */
+function backoffMs(base: number, ctx: RetryContext): number {
+  const exp = Math.min(ctx.backoff.maxDelayMs, base * 2 ** ctx.retriesSoFar);
+  return Math.round(exp / 2 + ((ctx.random ?? Math.random)() * exp) / 2);
+}
+
+function withBackoff(ctx: RetryContext, unknownCode: boolean): RetryDecision {
+  return { retry: true, delayMs: backoffMs(ctx.backoff.baseDelayMs, ctx), rateLimited: false, unknownCode };
+}
+
+function afterRetryAfter(failure: { readonly retryAfterSeconds: number | undefined }, ctx: RetryContext): RetryDecision {
+  const waitMs = failure.retryAfterSeconds !== undefined ? failure.retryAfterSeconds * 1000 : backoffMs(ctx.backoff.baseDelayMs, ctx);
+  if (waitMs > ctx.backoff.maxRetryAfterMs) return NO;
+  return { retry: true, delayMs: waitMs, rateLimited: true, unknownCode: false };
+}
+
+function apiRetry(failure: { readonly code: string; readonly status: number }, ctx: RetryContext): RetryDecision {
+  // Spec: every 404 is final, whatever its code (card_product_not_found is outside the catalogue).
+  if (failure.status === 404 || ctx.noRetryCodes?.includes(failure.code)) return NO;
+  if (!isKnownErrorCode(failure.code)) {
+    // Spec: an unknown code is treated as api_error: retried once, then reported; so an
+    // endpoint that never retries api_error never retries an unknown code either.
+    if (ctx.unknownRetried || ctx.noRetryCodes?.includes('api_error')) return NO;
+    return withBackoff(ctx, true);
+  }
+  if (ERROR_CODES[failure.code].retry !== 'same_key') return NO;
+  if (failure.code === 'idempotency_in_progress') {
+    // 1 to 2 seconds (spec), doubling: the first request is still running.
+    const exp = Math.min(ctx.backoff.maxDelayMs, ctx.backoff.inProgressDelayMs * 2 ** ctx.retriesSoFar);
+    const delayMs = Math.round(Math.min(ctx.backoff.maxDelayMs, exp * (1 + (ctx.random ?? Math.random)())));
+    return { retry: true, delayMs, rateLimited: false, unknownCode: false };
+  }
+  return withBackoff(ctx, false);
 }
 
 /** Parses `Retry-After` (seconds or an HTTP date) into seconds, or undefined. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidArgumentError } from '../core/errors.js';
-import type { RequestLimiter } from '../core/pipeline.js';
+import type { RequestLimiter } from '../core/limiter.js';
 import { MemoryRateLimiter } from '../core/rate-limiter.js';
 import { sleep } from '../core/sleep.js';
 import type { RateLimitBucket } from '../spec/endpoint.js';

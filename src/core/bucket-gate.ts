@@ -1,0 +1,56 @@
+import type { RateLimitBucket } from '../spec/endpoint.js';
+import type { CallBucket } from './call.js';
+import type { RequestLimiter } from './limiter.js';
+import { sleep } from './sleep.js';
+
+/**
+ * Admission of attempts per rate-limit bucket: the pauses a 429 imposes on every call of its
+ * bucket (not only the one that got it), then the optional limiter's slot. The token exchange has
+ * its own quota and never takes a limiter slot.
+ */
+export class BucketGate {
+  readonly #limiter: RequestLimiter | undefined;
+  /** Buckets paused by a 429 until the given local time (ms). */
+  readonly #pausedUntil = new Map<CallBucket, number>();
+
+  constructor(limiter: RequestLimiter | undefined) {
+    this.#limiter = limiter;
+  }
+
+  /** Pauses every call of `bucket` for `ms` (never shortening a longer pause), and tells the limiter. */
+  pause(bucket: CallBucket, ms: number): void {
+    const until = Date.now() + ms;
+    if ((this.#pausedUntil.get(bucket) ?? 0) < until) this.#pausedUntil.set(bucket, until);
+    if (bucket !== 'token') this.#limiter?.pause?.(bucket, ms);
+  }
+
+  /**
+   * Waits out the bucket's pause, then takes a limiter slot. Resolves true when a slot was taken
+   * (the caller settles it when the attempt ends). Rejects with the signal's reason on abort, or
+   * with the limiter's own error.
+   */
+  async admit(bucket: CallBucket, signal: AbortSignal | undefined): Promise<boolean> {
+    // Re-read after each sleep: a later 429 may have extended the pause, and a timer may fire a
+    // millisecond early; Retry-After is honoured to the millisecond.
+    for (let until = this.#pausedUntil.get(bucket); until !== undefined; until = this.#pausedUntil.get(bucket)) {
+      const wait = until - Date.now();
+      if (wait <= 0) {
+        this.#pausedUntil.delete(bucket);
+        break;
+      }
+      await sleep(wait, signal);
+    }
+    if (this.#limiter === undefined || bucket === 'token') return false;
+    await this.#limiter.acquire(bucket, signal);
+    return true;
+  }
+
+  /** Tells the limiter that an attempt it admitted has ended; a faulty limiter cannot fail the call. */
+  settle(bucket: RateLimitBucket): void {
+    try {
+      this.#limiter?.settle?.(bucket);
+    } catch {
+      // The limiter's bookkeeping must never fail a payment.
+    }
+  }
+}

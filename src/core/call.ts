@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import type { EndpointDescriptor, RateLimitBucket } from '../spec/endpoint.js';
+import { bucketOf } from '../spec/rate-limits.js';
+import { InvalidArgumentError } from './errors.js';
+import { isSignedMethod, sha256Hex } from './signing.js';
+import type { CallArgs, CallOptions } from './types.js';
+import { buildQuery, fillPath } from './url.js';
+
+/** The rate-limit bucket of a call: one of the spec's four, or the token exchange's own quota. */
+export type CallBucket = RateLimitBucket | 'token';
+
+/** One call, prepared once: the exact path and body bytes that every attempt signs and sends. */
+export interface PreparedCall {
+  readonly method: string;
+  /** Path with query, exactly as signed and sent (base path included). */
+  readonly path: string;
+  readonly body: Uint8Array | undefined;
+  /** Hex sha256 of `body` for signed methods, else empty. */
+  readonly bodyHash: string;
+  readonly signed: boolean;
+  /** The key every attempt sends, when the call takes one. */
+  readonly idempotencyKey: string | undefined;
+  /** `x-on-behalf-of`, when the call acts for a member. */
+  readonly member: string | undefined;
+  readonly bucket: CallBucket;
+  readonly extraHeaders: Readonly<Record<string, string>> | undefined;
+  readonly options: CallOptions | undefined;
+}
+
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// CR, LF and other controls in a header value would split or smuggle headers.
+const HEADER_UNSAFE = /[\u0000-\u001f\u007f]/;
+
+const PROTECTED_HEADERS = new Set([
+  'x-auth-token',
+  'authorization',
+  'x-timestamp',
+  'x-nonce',
+  'x-signature',
+  'x-idempotency-key',
+  'x-on-behalf-of',
+  'x-client-id',
+  'x-api-key',
+  'content-type',
+  'content-length',
+  'host',
+]);
+
+/** Validates a member identifier for `x-on-behalf-of` before anything is sent. */
+function checkMemberId(member: unknown): string {
+  if (typeof member !== 'string' || member.trim() === '') {
+    throw new InvalidArgumentError(
+      'member',
+      'a member-scoped call needs a non-blank member identifier (external_member_id or mem_<uuid>).',
+    );
+  }
+  if (HEADER_UNSAFE.test(member)) throw new InvalidArgumentError('member', 'must not contain control characters such as CR or LF.');
+  if (/[^\u0020-\u00ff]/.test(member)) throw new InvalidArgumentError('member', 'must be Latin-1 text to travel in a header.');
+  return member;
+}
+
+/** Validates a caller's idempotency key (shape only, as the service does) or makes a v4 one. */
+function resolveIdempotencyKey(given: string | undefined): string {
+  if (given === undefined) return randomUUID();
+  if (typeof given !== 'string' || !UUID_SHAPE.test(given)) {
+    throw new InvalidArgumentError('idempotencyKey', 'must be UUID-shaped (8-4-4-4-12 hex digits).');
+  }
+  return given;
+}
+
+function checkExtraHeaders(headers: Readonly<Record<string, string>> | undefined): void {
+  if (headers === undefined) return;
+  for (const name of Object.keys(headers)) {
+    if (PROTECTED_HEADERS.has(name.toLowerCase()))
+      throw new InvalidArgumentError('headers', `${name} is set by the SDK and cannot be overridden.`);
+    if (HEADER_UNSAFE.test(headers[name]!)) throw new InvalidArgumentError('headers', `${name} must not contain control characters.`);
+  }
+}
+
+/** Serialises a JSON body once, to the bytes that are hashed, signed and sent. */
+function serialise(body: unknown): Uint8Array {
+  const json = JSON.stringify(body) as string | undefined;
+  if (json === undefined) throw new InvalidArgumentError('body', 'must be JSON-serialisable.');
+  return new TextEncoder().encode(json);
+}
+
+/**
+ * Validates the arguments and builds what every attempt reuses: the path and body bytes once
+ * (these exact bytes are hashed, signed and sent), the idempotency key once, the bucket.
+ * Throws `InvalidArgumentError` before anything is sent.
+ */
+export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArgs, basePath: string, bucket?: CallBucket): PreparedCall {
+  const options = args.options;
+  const member = endpoint.memberScoped || args.member !== undefined ? checkMemberId(args.member) : undefined;
+  const route = fillPath(endpoint.path, args.pathParams) + buildQuery(args.query);
+  const body = args.body === undefined ? undefined : serialise(args.body);
+  const signed = isSignedMethod(endpoint.method);
+  const keyed = endpoint.idempotent || options?.idempotencyKey !== undefined;
+  checkExtraHeaders(options?.headers);
+  return {
+    method: endpoint.method,
+    path: basePath + route,
+    body,
+    bodyHash: signed ? sha256Hex(body) : '',
+    signed,
+    idempotencyKey: keyed ? resolveIdempotencyKey(options?.idempotencyKey) : undefined,
+    member,
+    bucket: bucket ?? bucketOf(endpoint.method, route),
+    extraHeaders: options?.headers,
+    options,
+  };
+}

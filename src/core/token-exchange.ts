@@ -1,0 +1,29 @@
+import { TOKEN_EXCHANGE } from '../spec/endpoints.js';
+import type { AttemptRunner } from './attempt-runner.js';
+import { prepareCall } from './call.js';
+import { readResult } from './result.js';
+import type { StoredToken } from './token-store.js';
+
+/** What one token exchange needs. */
+export interface TokenExchangeSettings {
+  readonly clientId: string;
+  readonly apiKey: string;
+  readonly basePath: string;
+  readonly validateResponses: boolean;
+}
+
+/**
+ * One token exchange (`POST /v1/connect/token`, credentials in `x-client-id` and `x-api-key`)
+ * through the same attempt loop as every call, with the token endpoint's own quota bucket.
+ * `signal` aborts it (the token manager does when every caller waiting for it has aborted).
+ */
+export async function exchangeToken(runner: AttemptRunner, settings: TokenExchangeSettings, signal: AbortSignal): Promise<StoredToken> {
+  const call = prepareCall(TOKEN_EXCHANGE, { options: { signal } }, settings.basePath, 'token');
+  const { response, attempts } = await runner.run(
+    call,
+    { kind: 'credentials', clientId: settings.clientId, apiKey: settings.apiKey },
+    TOKEN_EXCHANGE,
+  );
+  const { data } = readResult(TOKEN_EXCHANGE, call, response, attempts, settings.validateResponses);
+  return { token: data.auth_token, expiresAt: data.expired_at };
+}
