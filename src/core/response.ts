@@ -1,3 +1,4 @@
+import { ERROR_TYPES } from '../spec/error-codes.js';
 import { ApiError, MalformedResponseError } from './errors.js';
 import type { TransportResponse } from './transport.js';
 
@@ -69,18 +70,9 @@ function withoutKey(obj: Record<string, unknown>, key: string): Record<string, u
   return out;
 }
 
-const STATUS_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found',
-  409: 'idempotency_error',
-  429: 'rate_limit_error',
-  500: 'api_error',
-  502: 'upstream_error',
-  504: 'upstream_timeout',
-};
+/** The spec's type for a status (Errors > Type to HTTP status), for bodies that omit `type`. */
+const TYPE_OF_STATUS = new Map<number, string>(Object.entries(ERROR_TYPES).map(([type, status]) => [status, type]));
 
 function typeFromStatus(status: number): string {
-  return STATUS_TYPES[status] ?? 'api_error';
+  return TYPE_OF_STATUS.get(status) ?? 'api_error';
 }

@@ -17,3 +17,31 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * Waits for `promise` unless `signal` aborts first: then rejects at once with the signal's
+ * reason and calls `onAborted` (the waiter gave up; the promise itself runs on).
+ */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal, onAborted: () => void): Promise<T> {
+  if (signal.aborted) {
+    onAborted();
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      onAborted();
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,5 +1,5 @@
 import { TOKEN_EXCHANGES_PER_MINUTE } from '../spec/rate-limits.js';
-import { sleep } from './sleep.js';
+import { abortable, sleep } from './sleep.js';
 import type { StoredToken, TokenStore } from './token-store.js';
 
 /** What the token manager needs from its surroundings. */
@@ -123,28 +123,4 @@ interface Renewal {
   readonly controller: AbortController;
   /** Callers still waiting on it (those without a signal never stop waiting). */
   waiters: number;
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal, onAborted: () => void): Promise<T> {
-  if (signal.aborted) {
-    onAborted();
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      onAborted();
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
