@@ -4,6 +4,7 @@ import type { Logger } from './core/logger.js';
 import { AttemptRunner } from './core/attempt-runner.js';
 import { BucketGate } from './core/bucket-gate.js';
 import { Pipeline } from './core/pipeline.js';
+import { Redactor } from './core/redactor.js';
 import { ServiceClock } from './core/service-clock.js';
 import { exchangeToken } from './core/token-exchange.js';
 import { TokenManager } from './core/token-manager.js';
@@ -28,10 +29,17 @@ export interface RawRequest {
   readonly body?: unknown;
   /** Member identifier for `x-on-behalf-of` (member-scoped endpoints). */
   readonly onBehalfOf?: string;
-  /** Send `x-idempotency-key` (generated unless `idempotencyKey` is given). Default: false. */
+  /**
+   * Send `x-idempotency-key` (generated unless `idempotencyKey` is given). Default: true for every
+   * method other than GET and HEAD, so that a write retried after a timeout executes once. Pass
+   * `false` only for writes the service must not see a key on; such a write is never retried
+   * automatically once it may have reached the service.
+   */
   readonly idempotent?: boolean;
   /** Idempotency key to send (implies `idempotent`). */
   readonly idempotencyKey?: string;
+  /** Top-level body fields whose values are secrets: masked if a server echoes them into an error. */
+  readonly secretFields?: readonly string[];
   /** Per-call options. */
   readonly options?: Omit<CallOptions, 'idempotencyKey'>;
 }
@@ -81,7 +89,8 @@ export class MerchantClient {
     this.#transport = useFetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher);
     const logger: Logger | undefined = options.logger;
     const suffix = options.userAgentSuffix ? ` ${options.userAgentSuffix.replace(/[\u0000-\u001f\u007f]/g, '')}` : '';
-    this.#clock = new ServiceClock(logger);
+    this.#clock = new ServiceClock(logger, config.maxClockSkewMs);
+    const redactor = new Redactor([config.apiKey, config.signingKey]);
     // One attempt loop for every call, the token exchange included.
     const runner = new AttemptRunner(
       {
@@ -94,9 +103,9 @@ export class MerchantClient {
         logger,
       },
       this.#transport,
-      config.signingKey,
-      this.#clock,
+      { key: config.signingKey, clock: this.#clock },
       new BucketGate(options.limiter),
+      redactor,
     );
     const tokens = new TokenManager({
       store: options.tokenStore ?? new MemoryTokenStore(),
@@ -130,18 +139,24 @@ export class MerchantClient {
   /**
    * Sends any request through the same pipeline (token, signing, idempotency, retries, typed
    * errors): for endpoints the spec lists by name only, or that it does not show. The result is
-   * the parsed JSON, unvalidated.
+   * the parsed JSON, unvalidated. Every method other than GET and HEAD carries an idempotency key
+   * unless `idempotent: false` is passed explicitly.
    */
   request<T = unknown>(req: RawRequest): ApiPromise<T> {
+    const write = req.method !== 'GET' && req.method !== 'HEAD';
+    const idempotent = req.idempotencyKey !== undefined || (req.idempotent ?? write);
     const endpoint: EndpointDescriptor<T> = {
       id: 'request',
       method: req.method,
       path: checkRawPath(req.path),
       memberScoped: req.onBehalfOf !== undefined,
-      idempotent: req.idempotent === true || req.idempotencyKey !== undefined,
+      idempotent,
       movesFunds: false,
       typing: 'loose',
       response: LOOSE_RESPONSE as z.ZodType<T>,
+      // A keyless write retried after it may have executed could execute twice.
+      ...(write && !idempotent ? { retry: 'never' as const } : {}),
+      ...(req.secretFields === undefined ? {} : { secretFields: req.secretFields }),
     };
     return this.#pipeline.call(endpoint, {
       query: req.query,

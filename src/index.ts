@@ -13,10 +13,18 @@ export {
   TimeoutError,
   AbortError,
   ResponseValidationError,
+  AcceptedButUnreadableError,
   MalformedResponseError,
+  RedirectRefusedError,
+  ClockSkewError,
+  CallInterruptedError,
   InvalidArgumentError,
   PaginationRestartError,
   type ApiErrorInit,
+  type AcceptedButUnreadableInit,
+  type ResponseIssue,
+  type CallState,
+  type CallSent,
 } from './core/errors.js';
 export type {
   ApiPromise,

@@ -1,17 +1,23 @@
 import type { RateLimitBucket } from '../spec/endpoint.js';
+import { TOKEN_EXCHANGES_PER_MINUTE } from '../spec/rate-limits.js';
 import type { CallBucket } from './call.js';
 import type { RequestLimiter } from './limiter.js';
 import { sleep } from './sleep.js';
 
+const MINUTE_MS = 60_000;
+
 /**
  * Admission of attempts per rate-limit bucket: the pauses a 429 imposes on every call of its
  * bucket (not only the one that got it), then the optional limiter's slot. The token exchange has
- * its own quota and never takes a limiter slot.
+ * its own quota (20 a minute): every one of its attempts, retries included, takes a place in
+ * this process's window, so that no renewal can storm the endpoint.
  */
 export class BucketGate {
   readonly #limiter: RequestLimiter | undefined;
   /** Buckets paused by a 429 until the given local time (ms). */
   readonly #pausedUntil = new Map<CallBucket, number>();
+  /** Start times of this process's token exchange attempts in the last minute, oldest first. */
+  readonly #tokenAttempts: number[] = [];
 
   constructor(limiter: RequestLimiter | undefined) {
     this.#limiter = limiter;
@@ -40,9 +46,31 @@ export class BucketGate {
       }
       await sleep(wait, signal);
     }
-    if (this.#limiter === undefined || bucket === 'token') return false;
+    if (bucket === 'token') {
+      await this.#tokenSlot(signal);
+      return false;
+    }
+    if (this.#limiter === undefined) return false;
     await this.#limiter.acquire(bucket, signal);
     return true;
+  }
+
+  /** Waits for a place among the token endpoint's 20 attempts a minute, and takes it. */
+  async #tokenSlot(signal: AbortSignal | undefined): Promise<void> {
+    const window = this.#tokenAttempts;
+    for (;;) {
+      const now = Date.now();
+      while (window.length > 0 && window[0]! <= now - MINUTE_MS) window.shift();
+      if (window.length < TOKEN_EXCHANGES_PER_MINUTE) break;
+      await sleep(window[0]! + MINUTE_MS - now, signal);
+    }
+    window.push(Date.now());
+  }
+
+  /** Token exchange attempts this process made in the last minute (for diagnostics and tests). */
+  get tokenAttemptsLastMinute(): number {
+    const now = Date.now();
+    return this.#tokenAttempts.filter((t) => t > now - MINUTE_MS).length;
   }
 
   /** Tells the limiter that an attempt it admitted has ended; a faulty limiter cannot fail the call. */

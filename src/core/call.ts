@@ -25,6 +25,8 @@ export interface PreparedCall {
   readonly bucket: CallBucket;
   readonly extraHeaders: Readonly<Record<string, string>> | undefined;
   readonly options: CallOptions | undefined;
+  /** Values of the body's secret fields (a PIN), masked wherever a server echoes them. */
+  readonly secrets: readonly string[];
 }
 
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -77,6 +79,13 @@ function checkExtraHeaders(headers: Readonly<Record<string, string>> | undefined
   }
 }
 
+/** The string values of a body's secret top-level fields. */
+function secretValues(fields: readonly string[] | undefined, body: unknown): string[] {
+  if (fields === undefined || typeof body !== 'object' || body === null) return [];
+  const record = body as Record<string, unknown>;
+  return fields.map((f) => record[f]).filter((v): v is string => typeof v === 'string' && v !== '');
+}
+
 /** Serialises a JSON body once, to the bytes that are hashed, signed and sent. */
 function serialise(body: unknown): Uint8Array {
   const json = JSON.stringify(body) as string | undefined;
@@ -108,5 +117,6 @@ export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArg
     bucket: bucket ?? bucketOf(endpoint.method, route),
     extraHeaders: options?.headers,
     options,
+    secrets: secretValues(endpoint.secretFields, args.body),
   };
 }

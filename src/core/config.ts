@@ -54,6 +54,12 @@ export interface MerchantClientOptions {
   readonly maxResponseBytes?: number;
   /** Optional client-side rate limiter consulted before each attempt. */
   readonly limiter?: RequestLimiter;
+  /**
+   * Largest clock offset (ms) the SDK adopts from the service's `Date` after a
+   * `timestamp_out_of_range`; beyond it the call fails with `ClockSkewError` instead of signing
+   * every later request with a wrong clock. Default 3 600 000 (one hour).
+   */
+  readonly maxClockSkewMs?: number;
 }
 
 /** Settings after defaults, environment and validation. */
@@ -70,6 +76,7 @@ export interface ResolvedConfig {
   readonly tokenRenewBeforeSeconds: number;
   readonly validateResponses: boolean;
   readonly maxResponseBytes: number;
+  readonly maxClockSkewMs: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -132,5 +139,6 @@ export function resolveConfig(options: MerchantClientOptions, env: Env = process
     tokenRenewBeforeSeconds: nonNegativeInt('tokenRenewBeforeSeconds', options.tokenRenewBeforeSeconds, 120),
     validateResponses: options.validateResponses ?? true,
     maxResponseBytes: positiveInt('maxResponseBytes', options.maxResponseBytes, 16 * 1024 * 1024),
+    maxClockSkewMs: nonNegativeInt('maxClockSkewMs', options.maxClockSkewMs, 3_600_000),
   };
 }

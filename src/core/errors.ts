@@ -1,5 +1,35 @@
-import { ERROR_CODES, isKnownErrorCode, type ErrorCode, type ErrorType, type ExtrasOf, type RetryClass } from '../spec/error-codes.js';
+import { isKnownErrorCode, type ErrorCode, type ErrorType, type ExtrasOf, type RetryClass } from '../spec/error-codes.js';
 import { printable } from './logger.js';
+import { retryClassFor } from './retry-policy.js';
+
+/**
+ * Whether any attempt of a call may have reached the service:
+ * - `no`: nothing left the client (bad input, no connection, a step before the first send failed);
+ * - `maybe`: a request was on its way when the attempt failed (a reset, a timeout): the service may
+ *   have executed it;
+ * - `yes`: the service answered at least one attempt (any status).
+ */
+export type CallSent = 'no' | 'maybe' | 'yes';
+
+/**
+ * The state of one call, carried by every outcome: the result's response metadata on success,
+ * `err.call` on failure, whatever step failed last (token renewal, limiter, clock, validation).
+ *
+ * The recipe after any failure: when `sent` is not `no` and the failure is not a business answer
+ * to be fixed with a new key, call again with `idempotencyKey`; the service executes a key once.
+ */
+export interface CallState {
+  /** The key every attempt of the call carried (undefined for calls without one, such as reads). */
+  readonly idempotencyKey: string | undefined;
+  /** Whether any attempt may have reached the service. */
+  readonly sent: CallSent;
+  /** HTTP status of the last response, when one arrived. */
+  readonly status: number | undefined;
+  /** `X-Request-Id` of the last response, when one arrived. Quote it to support. */
+  readonly requestId: string | undefined;
+  /** Attempts made on the wire. */
+  readonly attempts: number;
+}
 
 /**
  * Base class of every error the SDK throws. Real classes, so `instanceof` works in ESM and CJS.
@@ -7,6 +37,46 @@ import { printable } from './logger.js';
 export class MerchantSdkError extends Error {
   /** Class name, `MerchantSdkError` (survives minification, unlike `constructor.name`). */
   override name = 'MerchantSdkError';
+  /**
+   * Idempotency key of the call this error ended, when it had one. Retry with this same key when
+   * `call.sent` is not `no`: a new key could execute the operation a second time.
+   */
+  readonly idempotencyKey: string | undefined;
+  /** The state of the call this error ended; undefined for errors raised outside a call. */
+  readonly call: CallState | undefined;
+
+  constructor(message?: string, options?: { cause?: unknown; idempotencyKey?: string | undefined }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.idempotencyKey = options?.idempotencyKey;
+    this.call = undefined;
+  }
+}
+
+/**
+ * Stamps the call's state on an error created for that call. An error shared by several calls
+ * (one token renewal fails for all its waiters) is copied per call instead, keeping its class;
+ * `note` then says which step failed after what.
+ *
+ * @internal
+ */
+export function withCallState<E extends MerchantSdkError>(err: E, call: CallState, note?: string, copy = false): E {
+  const target = copy || err.call !== undefined ? copyError(err) : err;
+  Object.defineProperty(target, 'call', { value: call, enumerable: true, configurable: true });
+  Object.defineProperty(target, 'idempotencyKey', { value: call.idempotencyKey, enumerable: true, configurable: true });
+  if (note !== undefined) {
+    const message = `${err.message} (${note})`;
+    Object.defineProperty(target, 'message', { value: message, enumerable: false, writable: true, configurable: true });
+    if (typeof err.stack === 'string') {
+      Object.defineProperty(target, 'stack', { value: err.stack.replace(err.message, message), writable: true, configurable: true });
+    }
+  }
+  return target;
+}
+
+function copyError<E extends Error>(err: E): E {
+  const copy = Object.create(Object.getPrototypeOf(err) as object) as E;
+  Object.defineProperties(copy, Object.getOwnPropertyDescriptors(err));
+  return copy;
 }
 
 /** Fields every API error carries. */
@@ -29,6 +99,8 @@ export interface ApiErrorInit {
   readonly body: Readonly<Record<string, unknown>>;
   /** Attempts made. */
   readonly attempts: number;
+  /** The retry class the pipeline applies to this failure on this endpoint (default: the catalogue's). */
+  readonly retryClass?: RetryClass | undefined;
 }
 
 /**
@@ -51,25 +123,37 @@ export class ApiError<C extends string = string> extends MerchantSdkError {
    * do not print them: a proxy's `set-cookie` may be among them.
    */
   declare readonly headers: Readonly<Record<string, string>>;
-  /** The idempotency key sent, so that the caller can retry with the same key. */
-  readonly idempotencyKey: string | undefined;
   /** Documented extra fields of the code (`limit_type`, `hosted_url`, `retry_after`, `fields`...). */
   readonly extras: ExtrasOf<C>;
   /** Attempts made before giving up. */
   readonly attempts: number;
+  /**
+   * True when the service answered with `X-Idempotent-Replay: true`: this failure is the stored
+   * outcome of an earlier call with the same key, not a fresh one.
+   */
+  readonly replayed: boolean;
+  /**
+   * What a caller does about this failure, from the same rules the SDK's retry loop applied to it
+   * (the catalogue's class, every 404 `never`, and the endpoint's own exceptions: a card
+   * activation's `api_error` is `never`). Unknown codes are treated as `api_error`.
+   */
+  readonly retryClass: RetryClass;
   /** The parsed error body with every field the service sent. Not enumerable, like `headers`. */
   declare readonly raw: Readonly<Record<string, unknown>>;
 
   constructor(init: ApiErrorInit) {
     // Code, message and request id come from the server: control characters are escaped.
-    super(printable(`${init.code} (HTTP ${init.status}): ${init.message}${init.requestId ? ` [request_id ${init.requestId}]` : ''}`));
+    super(printable(`${init.code} (HTTP ${init.status}): ${init.message}${init.requestId ? ` [request_id ${init.requestId}]` : ''}`), {
+      idempotencyKey: init.idempotencyKey,
+    });
     this.status = init.status;
     this.code = init.code as C;
     this.type = init.type;
     this.requestId = init.requestId;
     Object.defineProperty(this, 'headers', { value: init.headers, enumerable: false });
-    this.idempotencyKey = init.idempotencyKey;
     this.attempts = init.attempts;
+    this.replayed = init.headers['x-idempotent-replay'] === 'true';
+    this.retryClass = init.retryClass ?? retryClassFor(init.code, init.status, {});
     Object.defineProperty(this, 'raw', { value: init.body, enumerable: false });
     this.extras = pickExtras(init.body) as ExtrasOf<C>;
   }
@@ -77,11 +161,6 @@ export class ApiError<C extends string = string> extends MerchantSdkError {
   /** Whether the code is one of the catalogue's 50. */
   get known(): boolean {
     return isKnownErrorCode(this.code);
-  }
-
-  /** The code's retry class from the spec (unknown codes are treated as `api_error`). */
-  get retryClass(): RetryClass {
-    return isKnownErrorCode(this.code) ? ERROR_CODES[this.code].retry : 'same_key';
   }
 
   /** JSON form without secrets (headers are left out: they may carry cookies of proxies). */
@@ -95,7 +174,10 @@ export class ApiError<C extends string = string> extends MerchantSdkError {
       requestId: this.requestId,
       idempotencyKey: this.idempotencyKey,
       attempts: this.attempts,
+      replayed: this.replayed,
+      retryClass: this.retryClass,
       extras: this.extras,
+      call: this.call,
     };
   }
 }
@@ -132,18 +214,15 @@ export function isApiError<C extends ErrorCode | (string & {})>(err: unknown, co
 export class ConnectionError extends MerchantSdkError {
   /** Class name, `ConnectionError` (survives minification, unlike `constructor.name`). */
   override name = 'ConnectionError';
-  /** Idempotency key sent; a write may have executed, so retry with this same key. */
-  readonly idempotencyKey: string | undefined;
   /** Attempts made. */
   readonly attempts: number;
   constructor(message: string, idempotencyKey: string | undefined, attempts: number, options?: { cause?: unknown }) {
-    super(message, options);
-    this.idempotencyKey = idempotencyKey;
+    super(message, { cause: options?.cause, idempotencyKey });
     this.attempts = attempts;
   }
 }
 
-/** An attempt exceeded `timeoutMs` (including the body read). The write may have executed. */
+/** An attempt exceeded `timeoutMs` (from the start of the attempt to the end of the body). */
 export class TimeoutError extends ConnectionError {
   /** Class name, `TimeoutError` (survives minification, unlike `constructor.name`). */
   override name = 'TimeoutError';
@@ -153,41 +232,76 @@ export class TimeoutError extends ConnectionError {
 export class AbortError extends MerchantSdkError {
   /** Class name, `AbortError` (survives minification, unlike `constructor.name`). */
   override name = 'AbortError';
-  /** Idempotency key of the aborted call (it may have executed: retry with the same key). */
-  readonly idempotencyKey: string | undefined;
   constructor(idempotencyKey: string | undefined, options?: { cause?: unknown }) {
-    super('The call was aborted by its AbortSignal.', options);
-    this.idempotencyKey = idempotencyKey;
+    super('The call was aborted by its AbortSignal.', { cause: options?.cause, idempotencyKey });
   }
 }
 
-/** A response did not match the documented shape (opt out with `validateResponses: false`). */
-export class ResponseValidationError extends MerchantSdkError {
-  /** Class name, `ResponseValidationError` (survives minification, unlike `constructor.name`). */
-  override name = 'ResponseValidationError';
+/** What {@link AcceptedButUnreadableError} reports about the answer. */
+export interface AcceptedButUnreadableInit {
+  /** HTTP status (2xx). */
+  readonly status: number;
+  /** `X-Request-Id` of the response. */
+  readonly requestId: string | undefined;
+  /** Idempotency key of the call. */
+  readonly idempotencyKey: string | undefined;
+  /** The body as received: at most 4096 characters, secrets masked. */
+  readonly body: string;
+  /** The parsed JSON, when the body was JSON. */
+  readonly parsed?: unknown;
+}
+
+/**
+ * The service accepted the call (it answered 2xx: for a write, the money moved), but its answer
+ * could not be read: not JSON, too large, or (see {@link ResponseValidationError}) not the
+ * documented shape. Never call again with a new key: look the result up, or call again with
+ * `idempotencyKey` to get the same answer replayed.
+ */
+export class AcceptedButUnreadableError extends MerchantSdkError {
+  /** Class name, `AcceptedButUnreadableError` (survives minification, unlike `constructor.name`). */
+  override name = 'AcceptedButUnreadableError';
+  /** HTTP status (2xx). */
+  readonly status: number;
   /** Request id of the response. */
   readonly requestId: string | undefined;
-  /** Validation issues (path and message per issue). */
-  readonly issues: ReadonlyArray<{
-    /** Path of the offending value inside the response body. */
-    path: ReadonlyArray<PropertyKey>;
-    /** What was wrong with it. */
-    message: string;
-  }>;
-  /** HTTP status of the response. */
-  readonly status: number;
-  constructor(
-    message: string,
-    init: { requestId: string | undefined; status: number; issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> },
-  ) {
-    super(message);
-    this.requestId = init.requestId;
+  /** The body as received: at most 4096 characters, secrets masked. Not enumerable. */
+  declare readonly body: string;
+  /** The parsed JSON, when the body was JSON (what `validateResponses: false` would return). Not enumerable. */
+  declare readonly parsed: unknown;
+
+  constructor(message: string, init: AcceptedButUnreadableInit) {
+    super(message, { idempotencyKey: init.idempotencyKey });
     this.status = init.status;
+    this.requestId = init.requestId;
+    Object.defineProperty(this, 'body', { value: init.body, enumerable: false });
+    Object.defineProperty(this, 'parsed', { value: init.parsed, enumerable: false });
+  }
+}
+
+/** One schema issue of a response. */
+export interface ResponseIssue {
+  /** Path of the offending value inside the response body. */
+  readonly path: ReadonlyArray<PropertyKey>;
+  /** What was wrong with it. */
+  readonly message: string;
+}
+
+/**
+ * A 2xx response did not match the documented shape (opt out with `validateResponses: false`).
+ * The service accepted the call: see {@link AcceptedButUnreadableError}.
+ */
+export class ResponseValidationError extends AcceptedButUnreadableError {
+  /** Class name, `ResponseValidationError` (survives minification, unlike `constructor.name`). */
+  override name = 'ResponseValidationError';
+  /** Validation issues (path and message per issue). */
+  readonly issues: readonly ResponseIssue[];
+  constructor(message: string, init: AcceptedButUnreadableInit & { issues: readonly ResponseIssue[] }) {
+    super(message, init);
     this.issues = init.issues;
   }
 }
 
-/** A response body was not JSON (a proxy's HTML page, a truncated body) or too large. */
+/** A non-2xx response body was not the service's error envelope (a proxy's HTML page), or too large. */
 export class MalformedResponseError extends MerchantSdkError {
   /** Class name, `MalformedResponseError` (survives minification, unlike `constructor.name`). */
   override name = 'MalformedResponseError';
@@ -195,20 +309,68 @@ export class MalformedResponseError extends MerchantSdkError {
   readonly status: number;
   /** `X-Request-Id` header, when present. */
   readonly requestId: string | undefined;
-  /** The first characters of the body, for diagnosis. */
+  /** The first characters of the body, for diagnosis (secrets masked). */
   readonly snippet: string;
-  /** Idempotency key sent. */
-  readonly idempotencyKey: string | undefined;
   constructor(
     message: string,
     init: { status: number; requestId: string | undefined; snippet: string; idempotencyKey: string | undefined },
   ) {
-    super(message);
+    super(message, { idempotencyKey: init.idempotencyKey });
     this.status = init.status;
     this.requestId = init.requestId;
     this.snippet = init.snippet;
-    this.idempotencyKey = init.idempotencyKey;
   }
+}
+
+/**
+ * The service (or something in between) answered with a redirect. The SDK never follows one,
+ * whatever dispatcher or `fetch` is plugged: the next host would receive the token, the
+ * signature, the idempotency key and the body.
+ */
+export class RedirectRefusedError extends MerchantSdkError {
+  /** Class name, `RedirectRefusedError` (survives minification, unlike `constructor.name`). */
+  override name = 'RedirectRefusedError';
+  /** The 3xx status, when the redirect was seen as a response. */
+  readonly status: number | undefined;
+  /** Origin of the `Location` it pointed to (never its path or query), when known. */
+  readonly locationOrigin: string | undefined;
+  constructor(status: number | undefined, locationOrigin: string | undefined, idempotencyKey: string | undefined) {
+    super(
+      `The response was a redirect${status === undefined ? '' : ` (HTTP ${status})`}${locationOrigin === undefined ? '' : ` to ${locationOrigin}`}; the SDK never follows redirects. Check the base URL.`,
+      { idempotencyKey },
+    );
+    this.status = status;
+    this.locationOrigin = locationOrigin;
+  }
+}
+
+/**
+ * The service's `Date` is further from the local clock than `maxClockSkewMs` allows: the SDK does
+ * not sign with such an offset. Fix the host's clock (NTP) or raise the bound.
+ */
+export class ClockSkewError extends MerchantSdkError {
+  /** Class name, `ClockSkewError` (survives minification, unlike `constructor.name`). */
+  override name = 'ClockSkewError';
+  /** Offset seen (service clock minus local clock, ms). */
+  readonly offsetMs: number;
+  /** The bound it exceeds (ms). */
+  readonly maxOffsetMs: number;
+  constructor(offsetMs: number, maxOffsetMs: number) {
+    super(
+      `The service clock is ${Math.round(offsetMs / 1000)} s away from this host's clock, beyond the ${Math.round(maxOffsetMs / 1000)} s the SDK adopts (maxClockSkewMs). Fix the host clock (NTP).`,
+    );
+    this.offsetMs = offsetMs;
+    this.maxOffsetMs = maxOffsetMs;
+  }
+}
+
+/**
+ * A step of a call failed outside the SDK's own code (a plugged limiter or token store threw).
+ * `cause` is the original error; `call` says whether an earlier attempt may have executed.
+ */
+export class CallInterruptedError extends MerchantSdkError {
+  /** Class name, `CallInterruptedError` (survives minification, unlike `constructor.name`). */
+  override name = 'CallInterruptedError';
 }
 
 /** An argument was rejected before anything was sent. `argument` names it. */

@@ -45,7 +45,8 @@ export class Pipeline implements EndpointCaller {
 
   async #run<T>(endpoint: EndpointDescriptor<T>, args: CallArgs): Promise<WithResponse<T>> {
     const call = prepareCall(endpoint, args, this.#settings.basePath);
-    const { response, attempts } = await this.#runner.run(call, { kind: 'token', tokens: this.#tokens }, endpoint);
-    return readResult(endpoint, call, response, attempts, this.#settings.validateResponses);
+    return this.#runner.run(call, { kind: 'token', tokens: this.#tokens }, endpoint, (response, context) =>
+      readResult(endpoint, response, context, this.#settings.validateResponses),
+    );
   }
 }

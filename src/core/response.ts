@@ -1,5 +1,6 @@
-import { ERROR_TYPES } from '../spec/error-codes.js';
+import { ERROR_TYPES, type RetryClass } from '../spec/error-codes.js';
 import { ApiError, MalformedResponseError } from './errors.js';
+import { printable } from './logger.js';
 import type { TransportResponse } from './transport.js';
 
 const SNIPPET = 200;
@@ -16,6 +17,8 @@ function dropProtoKeys(key: string, value: unknown): unknown {
  */
 export function tryParseJson(text: string): unknown {
   try {
+    // A byte order mark is not JSON; a transport that kept it would fail every parse.
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     // 'proto' (a superset of '__proto__') searches several times faster in V8 than '__proto__'.
     const mayHaveProto = text.includes('proto') || text.includes('\\u');
     return (mayHaveProto ? JSON.parse(text, dropProtoKeys) : JSON.parse(text)) as unknown;
@@ -28,39 +31,53 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** What turning an error response into an error needs besides the response. */
+export interface ErrorContext {
+  readonly idempotencyKey: string | undefined;
+  readonly attempts: number;
+  /** Masks secrets in server-chosen text (applied before anything enters the error). */
+  readonly redact: (text: string) => string;
+  /** Masks secrets in every string of a parsed value. */
+  readonly redactValue: (value: unknown) => unknown;
+  /** The retry class the pipeline applies to this code and status on this endpoint. */
+  readonly retryClass: (code: string, status: number) => RetryClass;
+}
+
 /**
  * Turns a non-2xx response into the SDK's error: an {@link ApiError} for the spec's envelope in
  * either shape (`{type, code, message, request_id}` or rate-limit's `{error: {code, message,
  * retry_after}}`), or a {@link MalformedResponseError} for anything else (an HTML proxy page).
+ * Every server-chosen string is redacted first: a server that echoes the request must not put a
+ * token, key, signature or PIN into an error message, a log line or `util.inspect`.
  */
-export function errorFromResponse(
-  res: TransportResponse,
-  idempotencyKey: string | undefined,
-  attempts: number,
-): ApiError | MalformedResponseError {
-  const headerRequestId = res.headers['x-request-id'];
+export function errorFromResponse(res: TransportResponse, ctx: ErrorContext): ApiError | MalformedResponseError {
+  const headers = ctx.redactValue(res.headers) as Record<string, string>;
+  const headerRequestId = headers['x-request-id'];
   const parsed = tryParseJson(res.body);
   if (isRecord(parsed)) {
     // The wrapped shape puts the fields under `error`; flatten it, top-level fields win.
-    const fields: Record<string, unknown> = isRecord(parsed.error) ? { ...parsed.error, ...withoutKey(parsed, 'error') } : parsed;
-    if (typeof fields.code === 'string' && fields.code !== '') {
+    const raw: Record<string, unknown> = isRecord(parsed.error) ? { ...parsed.error, ...withoutKey(parsed, 'error') } : parsed;
+    if (typeof raw.code === 'string' && raw.code !== '') {
+      const fields = ctx.redactValue(raw) as Record<string, unknown>;
+      const code = fields.code as string;
       return new ApiError({
         status: res.status,
-        code: fields.code,
+        code,
         type: typeof fields.type === 'string' ? fields.type : typeFromStatus(res.status),
         message: typeof fields.message === 'string' ? fields.message : '',
         requestId: typeof fields.request_id === 'string' ? fields.request_id : headerRequestId,
-        headers: res.headers,
-        idempotencyKey,
+        headers,
+        idempotencyKey: ctx.idempotencyKey,
         body: fields,
-        attempts,
+        attempts: ctx.attempts,
+        retryClass: ctx.retryClass(code, res.status),
       });
     }
   }
-  const snippet = res.body.slice(0, SNIPPET);
+  const snippet = ctx.redact(res.body.slice(0, SNIPPET));
   return new MalformedResponseError(
-    `HTTP ${res.status} with a body that is not the service's error envelope${headerRequestId ? ` [request_id ${headerRequestId}]` : ''}: ${JSON.stringify(snippet)}`,
-    { status: res.status, requestId: headerRequestId, snippet, idempotencyKey },
+    `HTTP ${res.status} with a body that is not the service's error envelope${headerRequestId ? ` [request_id ${printable(headerRequestId)}]` : ''}: ${printable(JSON.stringify(snippet))}`,
+    { status: res.status, requestId: headerRequestId, snippet, idempotencyKey: ctx.idempotencyKey },
   );
 }
 

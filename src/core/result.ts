@@ -1,47 +1,54 @@
 import type { EndpointDescriptor } from '../spec/endpoint.js';
-import type { PreparedCall } from './call.js';
-import { MalformedResponseError, ResponseValidationError } from './errors.js';
+import type { ReadContext } from './attempt-runner.js';
+import { AcceptedButUnreadableError, ResponseValidationError } from './errors.js';
+import { printable } from './logger.js';
 import { tryParseJson } from './response.js';
 import type { TransportResponse } from './transport.js';
 import type { WithResponse } from './types.js';
 
+/** How much of an unreadable body an error keeps (redacted). */
+const KEPT_BODY_CHARS = 4096;
+
 /**
  * Turns a 2xx response into the call's result: the JSON body, validated against the endpoint's
  * schema when `validate` is on, with the response metadata (request id, key, replay flag).
+ *
+ * A 2xx is success for the money: when its body cannot be read, the error says that the service
+ * accepted the call ({@link AcceptedButUnreadableError}), with the key, the status, the request id
+ * and the body (bounded, secrets masked), so that nobody retries it with a new key.
  */
 export function readResult<T>(
   endpoint: EndpointDescriptor<T>,
-  call: PreparedCall,
   response: TransportResponse,
-  attempts: number,
+  context: ReadContext,
   validate: boolean,
 ): WithResponse<T> {
-  const requestId = response.headers['x-request-id'];
-  let json: unknown = null;
-  if (response.body !== '') {
-    json = tryParseJson(response.body);
-    if (json === undefined) {
-      throw new MalformedResponseError(
-        `HTTP ${response.status} with a body that is not JSON${requestId ? ` [request_id ${requestId}]` : ''}.`,
-        {
-          status: response.status,
-          requestId,
-          snippet: response.body.slice(0, 200),
-          idempotencyKey: call.idempotencyKey,
-        },
-      );
-    }
-  }
+  const { state } = context;
+  const json = response.body === '' ? null : tryParseJson(response.body);
+  const accepted = {
+    status: response.status,
+    requestId: state.requestId,
+    idempotencyKey: state.idempotencyKey,
+    body: context.redact(response.body.slice(0, KEPT_BODY_CHARS)),
+  };
+  const where = `the call was accepted (HTTP ${response.status}${state.requestId === undefined ? '' : `, request_id ${printable(state.requestId)}`})`;
+  if (json === undefined) throw new AcceptedButUnreadableError(`${capitalise(where)}, but its body is not JSON.`, accepted);
   let data = json as T;
   if (validate) {
     const parsed = endpoint.response.safeParse(json);
     if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => ({ path: i.path, message: i.message }));
+      const summary = issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .join('; ');
       throw new ResponseValidationError(
-        `The response of ${endpoint.id} does not match the documented shape${requestId ? ` [request_id ${requestId}]` : ''}: ${parsed.error.issues
-          .slice(0, 3)
-          .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
-          .join('; ')}`,
-        { requestId, status: response.status, issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })) },
+        `${capitalise(where)}, but the response of ${endpoint.id} does not match the documented shape: ${summary}`,
+        {
+          ...accepted,
+          parsed: json,
+          issues,
+        },
       );
     }
     data = parsed.data;
@@ -49,12 +56,16 @@ export function readResult<T>(
   return {
     data,
     response: {
-      requestId,
+      requestId: state.requestId,
       status: response.status,
       headers: response.headers,
-      idempotencyKey: call.idempotencyKey,
+      idempotencyKey: state.idempotencyKey,
       replayed: response.headers['x-idempotent-replay'] === 'true',
-      attempts,
+      attempts: state.attempts,
     },
   };
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -1,12 +1,21 @@
-import { ERROR_CODES, isKnownErrorCode } from '../spec/error-codes.js';
+import { ERROR_CODES, isKnownErrorCode, type RetryClass } from '../spec/error-codes.js';
 import type { RetryMode } from '../spec/endpoint.js';
 
 /** What went wrong in one attempt, as the retry policy sees it. */
 export type AttemptFailure =
   | { readonly kind: 'api'; readonly code: string; readonly status: number; readonly retryAfterSeconds: number | undefined }
   | { readonly kind: 'malformed'; readonly status: number }
-  | { readonly kind: 'connection' }
-  | { readonly kind: 'timeout' };
+  /** `sent: false`: the connection failed before any byte of the request left the client. */
+  | { readonly kind: 'connection'; readonly sent: boolean }
+  | { readonly kind: 'timeout'; readonly sent: boolean };
+
+/** An endpoint's exceptions to the spec's retry rules (data of its descriptor). */
+export interface RetryRules {
+  /** `never`: no automatic retry of a failure that may have reached the service. */
+  readonly retry?: RetryMode | undefined;
+  /** Codes never retried on this endpoint although the catalogue would (`api_error` covers unknown codes). */
+  readonly noRetryCodes?: readonly string[] | undefined;
+}
 
 /** Backoff settings (milliseconds). */
 export interface BackoffSettings {
@@ -35,8 +44,7 @@ export interface RetryContext {
   readonly maxRetries: number;
   /** Whether an unknown code was already retried once in this call. */
   readonly unknownRetried: boolean;
-  readonly mode: RetryMode;
-  readonly noRetryCodes: readonly string[] | undefined;
+  readonly rules: RetryRules;
   readonly backoff: BackoffSettings;
   /** Random source in [0, 1), injectable for tests. */
   readonly random?: () => number;
@@ -58,18 +66,46 @@ export function decideRetry(failure: AttemptFailure, ctx: RetryContext): RetryDe
   if (ctx.retriesSoFar >= ctx.maxRetries) return NO;
   // Nothing executed on a 429, so even never-retry endpoints may wait and go again.
   if (failure.kind === 'api' && (failure.code === 'rate_limited' || failure.status === 429)) return afterRetryAfter(failure, ctx);
-  if (ctx.mode === 'never') return NO;
+  // Nothing left the client: going again cannot execute anything twice, on any endpoint.
+  if ((failure.kind === 'connection' || failure.kind === 'timeout') && !failure.sent) return withBackoff(ctx, false);
+  if (ctx.rules.retry === 'never') return NO;
   switch (failure.kind) {
     case 'connection':
     case 'timeout':
       // The write may have executed: only the same key makes the retry safe.
       return withBackoff(ctx, false);
     case 'malformed':
-      // A proxy's HTML 502/503/504 page: the same situation as an upstream error.
-      return failure.status >= 500 ? withBackoff(ctx, false) : NO;
+      // A proxy's HTML 5xx page: the situation of its status's code (500 api_error, 502 upstream_error...).
+      return failure.status >= 500 ? apiRetry({ code: codeOfStatus(failure.status), status: failure.status }, ctx) : NO;
     case 'api':
       return apiRetry(failure, ctx);
   }
+}
+
+/** The catalogue code of a 5xx status without a readable body. */
+function codeOfStatus(status: number): string {
+  if (status === 502 || status === 503) return 'upstream_error';
+  if (status === 504) return 'upstream_timeout';
+  return 'api_error';
+}
+
+/** Whether the endpoint excludes `code` from retries (an unknown code counts as `api_error`). */
+function excluded(code: string, rules: RetryRules): boolean {
+  const codes = rules.noRetryCodes;
+  return codes !== undefined && (codes.includes(code) || (!isKnownErrorCode(code) && codes.includes('api_error')));
+}
+
+/**
+ * The retry class of an error response on an endpoint: the rules the retry loop applies, as a
+ * caller reads them on `ApiError.retryClass`. Every 404 is `never`; so is a code the endpoint
+ * excludes, and any 5xx of an endpoint that never retries; unknown codes are `api_error`'s.
+ */
+export function retryClassFor(code: string, status: number, rules: RetryRules): RetryClass {
+  if (code === 'rate_limited' || status === 429) return 'after_wait';
+  if (status === 404) return 'never';
+  const cls = isKnownErrorCode(code) ? ERROR_CODES[code].retry : 'same_key';
+  if (cls === 'same_key' && (rules.retry === 'never' || excluded(code, rules))) return 'never';
+  return cls;
 }
 
 /** Exponential backoff with jitter: half the doubled base, plus up to as much again at random. */
@@ -89,15 +125,11 @@ function afterRetryAfter(failure: { readonly retryAfterSeconds: number | undefin
 }
 
 function apiRetry(failure: { readonly code: string; readonly status: number }, ctx: RetryContext): RetryDecision {
-  // Spec: every 404 is final, whatever its code (card_product_not_found is outside the catalogue).
-  if (failure.status === 404 || ctx.noRetryCodes?.includes(failure.code)) return NO;
+  if (retryClassFor(failure.code, failure.status, ctx.rules) !== 'same_key') return NO;
   if (!isKnownErrorCode(failure.code)) {
-    // Spec: an unknown code is treated as api_error: retried once, then reported; so an
-    // endpoint that never retries api_error never retries an unknown code either.
-    if (ctx.unknownRetried || ctx.noRetryCodes?.includes('api_error')) return NO;
-    return withBackoff(ctx, true);
+    // Spec: an unknown code is treated as api_error: retried once, then reported.
+    return ctx.unknownRetried ? NO : withBackoff(ctx, true);
   }
-  if (ERROR_CODES[failure.code].retry !== 'same_key') return NO;
   if (failure.code === 'idempotency_in_progress') {
     // 1 to 2 seconds (spec), doubling: the first request is still running.
     const exp = Math.min(ctx.backoff.maxDelayMs, ctx.backoff.inProgressDelayMs * 2 ** ctx.retriesSoFar);

@@ -9,7 +9,6 @@ export interface TokenExchangeSettings {
   readonly clientId: string;
   readonly apiKey: string;
   readonly basePath: string;
-  readonly validateResponses: boolean;
 }
 
 /**
@@ -19,11 +18,8 @@ export interface TokenExchangeSettings {
  */
 export async function exchangeToken(runner: AttemptRunner, settings: TokenExchangeSettings, signal: AbortSignal): Promise<StoredToken> {
   const call = prepareCall(TOKEN_EXCHANGE, { options: { signal } }, settings.basePath, 'token');
-  const { response, attempts } = await runner.run(
-    call,
-    { kind: 'credentials', clientId: settings.clientId, apiKey: settings.apiKey },
-    TOKEN_EXCHANGE,
-  );
-  const { data } = readResult(TOKEN_EXCHANGE, call, response, attempts, settings.validateResponses);
+  const auth = { kind: 'credentials', clientId: settings.clientId, apiKey: settings.apiKey } as const;
+  // Always validated: a token the SDK cannot read is of no use.
+  const { data } = await runner.run(call, auth, TOKEN_EXCHANGE, (response, context) => readResult(TOKEN_EXCHANGE, response, context, true));
   return { token: data.auth_token, expiresAt: data.expired_at };
 }

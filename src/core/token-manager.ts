@@ -1,5 +1,4 @@
-import { TOKEN_EXCHANGES_PER_MINUTE } from '../spec/rate-limits.js';
-import { abortable, sleep } from './sleep.js';
+import { abortable } from './sleep.js';
 import type { StoredToken, TokenStore } from './token-store.js';
 
 /** What the token manager needs from its surroundings. */
@@ -16,14 +15,23 @@ export interface TokenManagerDeps {
 }
 
 /**
- * Caches the 30-minute token, renews it before `expired_at`, makes one exchange for any number
- * of concurrent callers, and never exceeds the token endpoint's 20 exchanges per minute.
+ * How long a token that arrived already expired, or inside the renewal margin, is used anyway
+ * (or until the service answers `invalid_token`): renewing on every call would exhaust the token
+ * endpoint's 20 exchanges a minute and stall every call behind them.
+ */
+export const STALE_TOKEN_REUSE_MS = 60_000;
+
+/**
+ * Caches the 30-minute token, renews it before `expired_at`, and makes one exchange for any
+ * number of concurrent callers. (Each exchange attempt takes a place in the token endpoint's
+ * 20-a-minute window at the attempt runner's gate.)
  */
 export class TokenManager {
   readonly #deps: TokenManagerDeps;
   #cached: StoredToken | undefined;
+  /** Local time until which `#cached` is used even if stale (it arrived stale). */
+  #staleUntil = 0;
   #inflight: Renewal | undefined;
-  readonly #recentExchanges: number[] = [];
 
   constructor(deps: TokenManagerDeps) {
     this.#deps = deps;
@@ -42,13 +50,13 @@ export class TokenManager {
     await this.#deps.store.delete(this.#deps.key, token);
   }
 
-  /** Number of exchanges made by this manager in the last minute (for diagnostics). */
-  get exchangesLastMinute(): number {
-    this.#prune(Date.now());
-    return this.#recentExchanges.length;
+  #fresh(t: StoredToken): boolean {
+    if (t === this.#cached && Date.now() < this.#staleUntil) return true;
+    return this.#current(t);
   }
 
-  #fresh(t: StoredToken): boolean {
+  /** Whether `t` is still before its renewal margin on the service clock. */
+  #current(t: StoredToken): boolean {
     return t.expiresAt * 1000 - this.#deps.renewBeforeSeconds * 1000 > this.#deps.now();
   }
 
@@ -83,29 +91,15 @@ export class TokenManager {
       // Another instance may have renewed while we waited for the fleet lock.
       const again = store.withRenewalLock ? await store.get(key) : undefined;
       if (again !== undefined && this.#fresh(again)) return again;
-      await this.#throttle(signal);
       const token = await this.#deps.exchange(signal);
       await store.set(key, token);
       return token;
     };
     const token = store.withRenewalLock ? await store.withRenewalLock(key, exchangeAndStore) : await exchangeAndStore();
     this.#cached = token;
+    // A token that arrives stale (the service's clock, or a short expiry) is used for a while.
+    this.#staleUntil = this.#current(token) ? 0 : Date.now() + STALE_TOKEN_REUSE_MS;
     return token;
-  }
-
-  /** Keeps this process under the token endpoint's quota, whatever happens upstream. */
-  async #throttle(signal: AbortSignal): Promise<void> {
-    const now = Date.now();
-    this.#prune(now);
-    if (this.#recentExchanges.length >= TOKEN_EXCHANGES_PER_MINUTE) {
-      await sleep(this.#recentExchanges[0]! + 60_000 - now, signal);
-      this.#prune(Date.now());
-    }
-    this.#recentExchanges.push(Date.now());
-  }
-
-  #prune(now: number): void {
-    while (this.#recentExchanges.length > 0 && this.#recentExchanges[0]! <= now - 60_000) this.#recentExchanges.shift();
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {

@@ -14,9 +14,9 @@ export type RateLimitBucket = 'deposits' | 'members_write' | 'orders' | 'reads';
  *
  * - `spec`: the spec's Retry rules (same key on 500/502/504, 409 in progress, 429 after
  *   `Retry-After`, connection failures and client timeouts).
- * - `never`: no automatic retry of any failure that may have reached the service. Used where a
- *   500 is documented as a business failure that retrying cannot fix or that costs the user
- *   (card activation: a mismatch counts toward the 3-failure 24-hour lock).
+ * - `never`: no automatic retry of any failure that may have reached the service (a 429, and a
+ *   connection that failed before sending, are still retried: nothing executed). Used for raw
+ *   writes sent without an idempotency key, where a retry could execute twice.
  */
 export type RetryMode = 'spec' | 'never';
 
@@ -47,6 +47,9 @@ export interface EndpointDescriptor<TResult = unknown> {
   readonly noRetryCodes?: readonly string[];
   /** Response schema (zod). */
   readonly response: z.ZodType<TResult>;
-  /** Whether request bodies of this endpoint must never be logged (PIN, card data). */
-  readonly sensitiveBody?: boolean;
+  /**
+   * Top-level body fields whose values are secrets (a card PIN): masked wherever a server echoes
+   * them back into an error or a log line. Bodies are never logged in any case.
+   */
+  readonly secretFields?: readonly string[];
 }

@@ -227,14 +227,16 @@ export const CARDS_CLOSE_CHECK = endpoint('member.cards.closeCheck', 'GET', '/v1
 
 /**
  * `POST /v1/cards/{id}/activate`: member-scoped, key required, irreversible. Scope not shown.
- * `retry: 'never'`: a details mismatch returns 500 `api_error` and counts toward the 3-failure
- * 24-hour lock, so an automatic retry could lock the card. The body carries the PIN.
+ * `noRetryCodes: ['api_error']`: a details mismatch returns 500 `api_error` and counts toward the
+ * 3-failure 24-hour lock, so it is never retried (nor an unknown code, treated as `api_error`).
+ * What cannot count toward the lock is retried with the same key: 502, 504, 409 in progress and
+ * network failures ("Network errors and upstream 5xx do not count"). The body carries the PIN.
  */
 export const CARDS_ACTIVATE = endpoint('member.cards.activate', 'POST', '/v1/cards/{id}/activate', 'full', cardStatusResultSchema, {
   memberScoped: true,
   idempotent: true,
-  retry: 'never',
-  sensitiveBody: true,
+  noRetryCodes: ['api_error'],
+  secretFields: ['pin'],
 });
 
 /**

@@ -3,6 +3,7 @@ import {
   ApiError,
   ERROR_CODES,
   ERROR_TYPES,
+  AcceptedButUnreadableError,
   MalformedResponseError,
   ResponseValidationError,
   isApiError,
@@ -111,8 +112,17 @@ describe('error responses', () => {
       () => null,
       (e: unknown) => e,
     );
-    expect(err).toBeInstanceOf(MalformedResponseError);
+    // A 2xx was accepted: the error says so, with the status, and never offers a retry.
+    expect(err).toBeInstanceOf(AcceptedButUnreadableError);
+    expect(err).toMatchObject({ status: 200, call: { sent: 'yes', status: 200 } });
     expect((err as Error).message).toMatch(/exceeds 1024 bytes/);
+    server.on('GET', '/v1/assets', { status: 502, body: `<html>${'x'.repeat(5000)}</html>` });
+    const bad = await big.assets.list().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(bad).toBeInstanceOf(MalformedResponseError);
+    expect((bad as Error).message).toMatch(/exceeds 1024 bytes/);
     await big.close();
   });
 });

@@ -27,22 +27,37 @@ describe('token manager', () => {
     expect(new Set(server.calls().map((c) => c.headers['x-auth-token']))).toEqual(new Set(['Bearer tok_once']));
   });
 
-  it('reuses a fresh token and renews one that is inside the renewal margin', async () => {
+  it('reuses a fresh token, and renews a stored one that is inside the renewal margin before use', async () => {
     await read();
     await read();
     expect(server.tokenExchanges()).toBe(1);
-    // A token expiring in 60 s is inside the default 120 s margin: each use renews it first.
-    let n = 0;
-    server.onToken(() => ({ body: { auth_token: `short_${++n}`, expired_at: now() + 60, token_type: 'Bearer', scopes: [] } }));
-    const c2 = wireClient(server.url);
+    // A stored token expiring in 60 s is inside the default 120 s margin: renewed before use.
+    const stored: { token: string; expiresAt: number }[] = [{ token: 'short_stored', expiresAt: now() + 60 }];
+    const store = {
+      get: () => stored.at(-1),
+      set: (_k: string, t: { token: string; expiresAt: number }) => void stored.push(t),
+      delete: () => {},
+    };
+    const c2 = wireClient(server.url, { tokenStore: store });
     await read(c2);
     await read(c2);
+    expect(server.tokenExchanges()).toBe(2);
     expect(
       server
         .calls()
         .slice(-2)
         .map((c) => c.headers['x-auth-token']),
-    ).toEqual(['Bearer short_1', 'Bearer short_2']);
+    ).toEqual(['Bearer tok_2', 'Bearer tok_2']);
+    await c2.close();
+  });
+
+  it('uses a token that arrives already inside the margin (or expired) for a while, instead of renewing on every call', async () => {
+    let n = 0;
+    server.onToken(() => ({ body: { auth_token: `short_${++n}`, expired_at: now() - 5, token_type: 'Bearer', scopes: [] } }));
+    const c2 = wireClient(server.url);
+    for (let i = 0; i < 30; i++) await read(c2);
+    expect(server.tokenExchanges()).toBe(1);
+    expect(new Set(server.calls().map((c) => c.headers['x-auth-token']))).toEqual(new Set(['Bearer short_1']));
     await c2.close();
   });
 

@@ -19,6 +19,7 @@ import { format, inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AbortError,
+  AcceptedButUnreadableError,
   ApiError,
   ConnectionError,
   InvalidArgumentError,
@@ -27,6 +28,7 @@ import {
   MemoryRateLimiter,
   MemoryTokenStore,
   MerchantClient,
+  RedirectRefusedError,
   ResponseValidationError,
   TimeoutError,
   createWebhookHandler,
@@ -579,7 +581,8 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
           res.writeHead(200, { 'content-type': 'text/html', ...id(u) });
           res.end('<html><body>maintenance <script>alert(1)</script></body></html>');
         },
-        expected: MalformedResponseError,
+        // A 2xx was accepted by the service, whatever its body.
+        expected: AcceptedButUnreadableError,
       },
       {
         label: 'polluting JSON of the wrong shape',
@@ -614,7 +617,7 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
           res.writeHead(200, { 'content-type': 'application/json', ...id(u) });
           res.end(JSON.stringify({ data: ['x'.repeat(100_000)], next_cursor: null, has_more: false }));
         },
-        expected: MalformedResponseError,
+        expected: AcceptedButUnreadableError,
       },
       {
         label: 'truncated body',
@@ -667,7 +670,7 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
           res.writeHead(302, { location: 'http://evil.example/steal' });
           res.end();
         },
-        expected: MalformedResponseError,
+        expected: RedirectRefusedError,
       },
     ];
     for (const c of cases) {

@@ -42,7 +42,8 @@ describe('the endpoint table', () => {
 
   it('pins the special retry and logging rules', () => {
     const byId = new Map(ENDPOINTS.map((e) => [e.id, e]));
-    expect(byId.get('member.cards.activate')).toMatchObject({ retry: 'never', sensitiveBody: true, idempotent: true });
+    expect(byId.get('member.cards.activate')).toMatchObject({ noRetryCodes: ['api_error'], secretFields: ['pin'], idempotent: true });
+    expect(byId.get('member.cards.activate')!.retry).toBeUndefined();
     expect(byId.get('member.remittances.cancel')!.noRetryCodes).toEqual(['api_error']);
     expect(byId.get('member.cards.unfreeze')!.noRetryCodes).toEqual(['api_error']);
     expect(byId.get('member.cards.updateLimits')).toMatchObject({ noRetryCodes: ['api_error'], idempotent: false });

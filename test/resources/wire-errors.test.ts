@@ -224,8 +224,23 @@ describe('500s that retrying does not fix are not retried', () => {
   it('card activation: a 500 (a mismatch counts toward the lock) is sent once', async () => {
     expect(await sends('member.cards.activate', 500, 'api_error')).toBe(1);
   });
-  it('card activation: never retried at all, even a 502', async () => {
-    expect(await sends('member.cards.activate', 502, 'upstream_error')).toBe(1);
+  it('card activation: a 502, a 504 or a 409 in progress (none counts toward the lock) is retried with the same key', async () => {
+    const sample = SAMPLES['member.cards.activate']!;
+    const url = sample.request.split(' ')[1]!.split('?')[0]!;
+    server.on('POST', url, [
+      apiError(502, 'upstream_error'),
+      apiError(504, 'upstream_timeout'),
+      apiError(409, 'idempotency_in_progress'),
+      { body: sample.reply },
+    ]);
+    await sample.call(wireClient(server.url, { maxRetries: 3 }));
+    const calls = server.calls();
+    expect(calls).toHaveLength(4);
+    expect(new Set(calls.map((c) => c.headers['x-idempotency-key'])).size).toBe(1);
+    expect(new Set(calls.map((c) => c.headers['x-nonce'])).size).toBe(4);
+  });
+  it('card activation: an unknown code (treated as api_error) is sent once', async () => {
+    expect(await sends('member.cards.activate', 500, 'brand_new_code')).toBe(1);
   });
   it('remittance cancel: a 500 for a non-cancellable order is sent once', async () => {
     expect(await sends('member.remittances.cancel', 500, 'api_error')).toBe(1);
