@@ -66,6 +66,8 @@ interface CallProgress {
   readonly timeoutMs: number;
   readonly maxRetries: number;
   attempt: number;
+  /** Attempts handed to the transport (whether or not they left the client). */
+  wireAttempts: number;
   retries: number;
   unknownRetried: boolean;
   tokenRenewed: boolean;
@@ -152,6 +154,7 @@ export class AttemptRunner {
       timeoutMs: options?.timeoutMs ?? this.#settings.timeoutMs,
       maxRetries: options?.maxRetries ?? this.#settings.maxRetries,
       attempt: 0,
+      wireAttempts: 0,
       retries: 0,
       unknownRetried: false,
       tokenRenewed: false,
@@ -231,6 +234,7 @@ export class AttemptRunner {
   async #send(headers: Record<string, string>, p: CallProgress): Promise<AttemptOutcome> {
     const { call, signal } = p;
     let onWire = false;
+    p.wireAttempts++;
     try {
       const response = await this.#transport.send({
         method: call.method,
@@ -425,7 +429,7 @@ export class AttemptRunner {
       sent: p.sent,
       status: p.status,
       requestId: p.requestId,
-      attempts: p.attempt,
+      attempts: p.wireAttempts,
     });
   }
 

@@ -63,6 +63,8 @@ export function withCallState<E extends MerchantSdkError>(err: E, call: CallStat
   const target = copy || err.call !== undefined ? copyError(err) : err;
   Object.defineProperty(target, 'call', { value: call, enumerable: true, configurable: true });
   Object.defineProperty(target, 'idempotencyKey', { value: call.idempotencyKey, enumerable: true, configurable: true });
+  // Attempts of this call, not of the step that failed (a token exchange counts its own).
+  if (Object.hasOwn(target, 'attempts')) Object.defineProperty(target, 'attempts', { value: call.attempts, enumerable: true, configurable: true });
   if (note !== undefined) {
     const message = `${err.message} (${note})`;
     Object.defineProperty(target, 'message', { value: message, enumerable: false, writable: true, configurable: true });
