@@ -1,3 +1,4 @@
+import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 
 /** One HTTP attempt as the pipeline hands it to a transport. */
@@ -180,7 +181,7 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
 }
 
 /** undici, loaded on first use: importing the SDK then costs nothing for it (about 50 ms). */
-let undiciModule: Promise<typeof import('undici')> | undefined;
+let undiciModule: Promise<typeof Undici> | undefined;
 
 function dispatchAttempt(dispatcher: Dispatcher, req: TransportRequest): Promise<TransportResponse> {
   return new Promise<TransportResponse>((resolve, reject) => {
@@ -190,7 +191,7 @@ function dispatchAttempt(dispatcher: Dispatcher, req: TransportRequest): Promise
         {
           origin: req.origin,
           path: req.path,
-          method: req.method as Dispatcher.HttpMethod,
+          method: req.method,
           headers: req.headers,
           body: req.body === undefined ? null : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.length),
         },
@@ -258,7 +259,7 @@ export class FetchTransport implements Transport {
 
   async send(req: TransportRequest): Promise<TransportResponse> {
     // Resolved per call so that a fetch patched after construction (msw) is used.
-    const fetchFn = this.#fetch ?? (globalThis.fetch as FetchFunction);
+    const fetchFn = this.#fetch ?? globalThis.fetch;
     // One signal for the caller's abort and the attempt's timer; it also covers the body read.
     const controller = new AbortController();
     let timedOut = false;
@@ -282,10 +283,7 @@ export class FetchTransport implements Transport {
         await res.body?.cancel();
         throw new ResponseTooLargeError(res.status, headers, req.maxResponseBytes);
       }
-      const body =
-        res.body === null
-          ? ''
-          : await readCapped(res.body as unknown as AsyncIterable<Uint8Array>, req.maxResponseBytes, res.status, headers);
+      const body = res.body === null ? '' : await readCapped(res.body, req.maxResponseBytes, res.status, headers);
       return { status: res.status, headers, body };
     } catch (err) {
       if (timedOut) throw new AttemptTimeoutError(req.timeoutMs);
