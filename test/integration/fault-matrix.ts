@@ -428,7 +428,7 @@ export function describeFaultMatrix(mode: Mode): void {
         expect(effects.length).toBe(want.effects);
         for (const e of effects) expect(e.idempotencyKey).toBe(key);
         if (want.succeeds) {
-          if (error !== undefined) throw error;
+          expect(error).toBeUndefined();
           expect(result!.attempts).toBe(attempts.length);
           // Success after an executed first run is the stored result, replayed.
           expect(result!.replayed).toBe(f.executes);

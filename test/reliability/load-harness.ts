@@ -137,7 +137,8 @@ function headerOf(headers: Dispatcher.DispatchOptions['headers'], name: string):
   }
   const record = headers as Record<string, unknown>;
   const v = record[name];
-  return v === undefined ? undefined : String(v);
+  if (typeof v === 'string' || typeof v === 'number') return String(v);
+  return Array.isArray(v) ? v.join(', ') : undefined;
 }
 
 /**
@@ -155,7 +156,7 @@ function wireRecorder(scale: number, events: WireEvent[], sampleConnections: () 
     events.push({ kind: 'dispatch', call, bucket, at: Date.now() });
     let status = 0;
     let retryAfterMs: number | undefined;
-    const h = handler as Dispatcher.DispatchHandler;
+    const h = handler;
     return dispatch(opts, {
       onRequestStart: (controller, context) => h.onRequestStart?.(controller, context),
       onRequestUpgrade: (controller, statusCode, headers, socket) => h.onRequestUpgrade?.(controller, statusCode, headers, socket),

@@ -17,7 +17,7 @@ export class FakeCaller implements EndpointCaller {
   reply: unknown = {};
 
   call<T>(endpoint: EndpointDescriptor<T>, args: CallArgs = {}): ApiPromise<T> {
-    this.calls.push({ endpoint: endpoint as EndpointDescriptor, args, kind: 'call' });
+    this.calls.push({ endpoint: endpoint, args, kind: 'call' });
     const data = endpoint.response.parse(this.reply);
     return new ApiPromiseImpl(
       Promise.resolve({
@@ -28,7 +28,7 @@ export class FakeCaller implements EndpointCaller {
   }
 
   list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T> = {}): PagePromise<T> {
-    this.calls.push({ endpoint: endpoint as EndpointDescriptor, args, kind: 'list' });
+    this.calls.push({ endpoint: endpoint, args, kind: 'list' });
     return new PageIterator<T>(async () => endpoint.response.parse(this.reply));
   }
 }
