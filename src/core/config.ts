@@ -4,6 +4,7 @@ import type { Logger } from './logger.js';
 import type { RequestLimiter } from './pipeline.js';
 import { DEFAULT_BACKOFF, type BackoffSettings } from './retry-policy.js';
 import type { TokenStore } from './token-store.js';
+import { hasControlChars } from './text.js';
 import type { FetchFunction } from './transport.js';
 
 /** Options of {@link MerchantClient}. Credentials fall back to `MERCHANT_API_*` variables. */
@@ -80,7 +81,7 @@ function required(name: string, envName: string, given: string | undefined, env:
     // Names the setting; never echoes a value.
     throw new InvalidArgumentError(name, `is required: pass it to new MerchantClient() or set ${envName}.`);
   }
-  if (/[\u0000-\u001f\u007f]/.test(value) || value !== value.trim()) {
+  if (hasControlChars(value) || value !== value.trim()) {
     throw new InvalidArgumentError(name, 'contains whitespace or control characters (check how it was loaded).');
   }
   return value;

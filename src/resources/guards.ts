@@ -22,20 +22,6 @@ export type LooseQuery = Readonly<Record<string, QueryValue>>;
 /** Body of a write whose fields the spec does not show: serialised as given. */
 export type LooseBody = Readonly<Record<string, unknown>>;
 
-// CR, LF and other control characters would split or smuggle headers.
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-/** A member identifier for `x-on-behalf-of`: non-blank, no control characters, Latin-1. */
-export function checkMember(memberId: unknown): string {
-  if (typeof memberId !== 'string' || memberId.trim() === '') {
-    throw new InvalidArgumentError('memberId', 'must be a non-blank external_member_id or mem_<uuid> (the service has no default member).');
-  }
-  if (CONTROL.test(memberId))
-    throw new InvalidArgumentError('memberId', 'must not contain control characters such as CR or LF (they would inject headers).');
-  if (/[^\u0020-\u00ff]/.test(memberId)) throw new InvalidArgumentError('memberId', 'must be Latin-1 text to travel in a header.');
-  return memberId;
-}
-
 /** A path id: a non-empty string, passed as given (the pipeline percent-encodes it). */
 export function checkId(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw new InvalidArgumentError(name, 'must be a non-empty string.');

@@ -1,5 +1,5 @@
 import type { EndpointCaller } from '../core/types.js';
-import { checkMember } from './guards.js';
+import { checkMemberId } from '../core/member-id.js';
 import { MemberBalances } from './member/balances.js';
 import { MemberCards } from './member/cards.js';
 import { MemberDeposits } from './member/deposits.js';
@@ -40,7 +40,7 @@ export class MemberView {
    * inject headers) or characters a header cannot carry. Nothing is sent.
    */
   constructor(api: EndpointCaller, memberId: string) {
-    this.memberId = checkMember(memberId);
+    this.memberId = checkMemberId(memberId, 'memberId');
     this.#api = api;
   }
 
