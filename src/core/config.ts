@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { nonNegativeInt, positiveInt } from './checks.js';
 import { InvalidArgumentError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { RequestLimiter } from './pipeline.js';
@@ -85,18 +86,6 @@ function required(name: string, envName: string, given: string | undefined, env:
     throw new InvalidArgumentError(name, 'contains whitespace or control characters (check how it was loaded).');
   }
   return value;
-}
-
-function nonNegativeInt(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(name, 'must be a non-negative integer.');
-  return value;
-}
-
-function positiveInt(name: string, value: number | undefined, fallback: number): number {
-  const v = nonNegativeInt(name, value, fallback);
-  if (v === 0) throw new InvalidArgumentError(name, 'must be greater than 0.');
-  return v;
 }
 
 /** Applies defaults and environment variables, and validates every setting. */
