@@ -11,6 +11,7 @@ import {
   BUCKETS,
   emptyBuckets,
   kycLevel,
+  memberByRef,
   newMember,
   prepaidOf,
   rowOf,
@@ -38,7 +39,7 @@ import type {
 /** Builds the facade over a store. */
 export function createState(store: Store, now: () => number, emit: (e: EmitRequest) => void): SandboxState {
   const mustMember = (ref: string): MemberRecord => {
-    const m = store.members.get(ref) ?? [...store.members.values()].find((x) => x.external_member_id === ref);
+    const m = memberByRef(store, ref);
     if (!m) throw new Error(`sandbox: no member ${ref}`);
     return m;
   };
@@ -122,7 +123,7 @@ export function createState(store: Store, now: () => number, emit: (e: EmitReque
       return memberSnap(m);
     },
     member(ref) {
-      const m = store.members.get(ref) ?? [...store.members.values()].find((x) => x.external_member_id === ref);
+      const m = memberByRef(store, ref);
       return m ? memberSnap(m) : undefined;
     },
     balance(ref, asset) {

@@ -369,6 +369,14 @@ export function seedDec(value: string | number | undefined, fallback: Dec = ZERO
   return value === undefined ? fallback : new Decimal(value);
 }
 
+/**
+ * The member a reference names: the `mem_` id or the external id, in any status. The one lookup
+ * of the simulator; the member context, the member routes and the seeders add their own rules.
+ */
+export function memberByRef(store: Store, ref: string): MemberRecord | undefined {
+  return store.members.get(ref) ?? [...store.members.values()].find((m) => m.external_member_id === ref);
+}
+
 /** A fresh active member with no balances and no KYC. */
 export function newMember(id: string, externalId: string, now: number): MemberRecord {
   return {
