@@ -339,8 +339,16 @@ export function adjust(member: MemberRecord, asset: string, bucket: Bucket, amou
   row[bucket] = row[bucket].plus(amount);
 }
 
-/** Moves `amount` between buckets, failing with `code` when `from` holds less. */
-export function move(member: MemberRecord, asset: string, from: Bucket, to: Bucket, amount: Dec, code = 'insufficient_balance'): void {
+/** An amount of one asset moving between two of a member's buckets. */
+export interface Transfer {
+  asset: string;
+  from: Bucket;
+  to: Bucket;
+  amount: Dec;
+}
+
+/** Moves an amount between buckets, failing with `code` when `from` holds less. */
+export function move(member: MemberRecord, { asset, from, to, amount }: Transfer, code = 'insufficient_balance'): void {
   const row = rowOf(member, asset);
   if (row[from].lt(amount)) fail(code, `${from} ${asset} balance is too low.`);
   row[from] = row[from].minus(amount);

@@ -94,7 +94,7 @@ export const remittanceRoutes: RouteDef[] = [
         fail('invalid_request', 'new_total does not match the pending action');
       if (r.rounds >= MAX_ROUNDS) fail('state_invalid', 'Too many reconfirmation rounds.');
       const m = ctx.requireMember();
-      move(m, r.asset, 'available', 'locked', r.slippage.extra_locked);
+      move(m, { asset: r.asset, from: 'available', to: 'locked', amount: r.slippage.extra_locked });
       r.extraHolds.push(r.slippage.extra_locked);
       r.rounds += 1;
       r.status = 'processing';
