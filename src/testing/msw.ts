@@ -5,7 +5,8 @@
 import { createRequire } from 'node:module';
 import type * as MswModule from 'msw';
 import type { HttpHandler } from 'msw';
-import type { SandboxRequest, SandboxResponse } from './service.js';
+import type { SandboxResponse } from './responses.js';
+import type { SandboxRequest } from './service.js';
 
 type Msw = typeof MswModule;
 
