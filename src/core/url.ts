@@ -6,7 +6,7 @@ import type { QueryValue } from './types.js';
  * Strict RFC 3986 encoding: also encodes `!'()*`, which encodeURIComponent leaves alone and
  * WHATWG URL parsing may rewrite in a query. The string we sign must be the string sent.
  */
-export function encodeComponent(value: string): string {
+function encodeComponent(value: string): string {
   return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 

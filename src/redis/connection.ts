@@ -36,7 +36,7 @@ export interface RedisStoreOptions {
 }
 
 /** Thrown internally when Redis does not answer within `commandTimeoutMs`. */
-export class RedisCommandTimeoutError extends Error {
+class RedisCommandTimeoutError extends Error {
   override name = 'RedisCommandTimeoutError';
   constructor(ms: number) {
     super(`Redis did not answer within ${ms} ms`);

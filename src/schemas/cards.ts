@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { integer, looseResultSchema, openEnum } from './common.js';
 
 /** Card states seen (States and transitions > Card). */
-export const CARD_STATUSES = [
+const CARD_STATUSES = [
   'unactivated',
   'active',
   'frozen',
@@ -54,7 +54,7 @@ export const cardLimitsResultSchema = z.looseObject({
 export type CardLimitsResult = z.infer<typeof cardLimitsResultSchema>;
 
 /** Close phases (States and transitions > Card close phase). */
-export const CLOSE_PHASES = ['idle', 'sweeping', 'freezing', 'closing', 'blocked_hold', 'blocked_fee'] as const;
+const CLOSE_PHASES = ['idle', 'sweeping', 'freezing', 'closing', 'blocked_hold', 'blocked_fee'] as const;
 
 /** Card close precheck, camelCase on the wire (Resources > Card close precheck). */
 export const cardCloseCheckSchema = z.looseObject({

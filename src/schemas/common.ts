@@ -78,11 +78,8 @@ export const looseResultSchema = z.looseObject({
  */
 export type LooseResult = z.infer<typeof looseResultSchema>;
 
-/** A loosely typed list item (shape not shown by the spec). */
-export const looseItemSchema = looseResultSchema;
-
-/** Page of loosely typed items. */
-export const loosePageSchema = pageSchema(looseItemSchema);
+/** Page of loosely typed items (item shape not shown by the spec). */
+export const loosePageSchema = pageSchema(looseResultSchema);
 
 /**
  * A page of loosely typed items.

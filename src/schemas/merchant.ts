@@ -37,9 +37,9 @@ export const merchantConversionSchema = z.looseObject({
 export type MerchantConversion = z.infer<typeof merchantConversionSchema>;
 
 /** Top-up channels (`chain` or `fiat`). */
-export const TOPUP_CHANNELS = ['chain', 'fiat'] as const;
+const TOPUP_CHANNELS = ['chain', 'fiat'] as const;
 /** Top-up declaration statuses the spec names (states after posting: not shown). */
-export const TOPUP_STATUSES = ['pending'] as const;
+const TOPUP_STATUSES = ['pending'] as const;
 
 /** A prepaid top-up declaration (Resources > Prepaid top-up declaration). */
 export const topupDeclarationSchema = z.looseObject({

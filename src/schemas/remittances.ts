@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { decimalString, integer, isoTimestamp, looseResultSchema, openEnum } from './common.js';
 
 /** Remittance order states (States and transitions > Remittance order). */
-export const REMITTANCE_STATUSES = [
+const REMITTANCE_STATUSES = [
   'reviewing',
   'dispatching',
   'submitting',
@@ -23,10 +23,10 @@ export type RemittanceStatus = z.infer<typeof remittanceStatusSchema>;
 const remittanceStatusSchema = openEnum(REMITTANCE_STATUSES);
 
 /** `waiting_on` values of the pending action. */
-export const WAITING_ON_VALUES = ['member', 'review', 'none'] as const;
+const WAITING_ON_VALUES = ['member', 'review', 'none'] as const;
 
 /** `action.kind = slippage`: the price moved at dispatch and the user must reconfirm. */
-export const slippageActionSchema = z.looseObject({
+const slippageActionSchema = z.looseObject({
   /** Discriminant: `slippage`. */
   kind: z.literal('slippage'),
   /** How far the price moved, in basis points. */
@@ -59,7 +59,7 @@ export const slippageActionSchema = z.looseObject({
 export type SlippageAction = z.infer<typeof slippageActionSchema>;
 
 /** One document item of a supplement round. */
-export const supplementItemSchema = z.looseObject({
+const supplementItemSchema = z.looseObject({
   /** Key of the requested document. */
   field_key: z.string(),
   /** Label to show the end user. */
@@ -110,7 +110,7 @@ const KNOWN_ACTION_KINDS: readonly string[] = ['slippage', 'supplement'];
  * without notice). `kind` and every field are kept unchanged so the caller can show it.
  * A known kind with a malformed body does not fall back here: it fails validation.
  */
-export const unknownActionSchema = z.looseObject({
+const unknownActionSchema = z.looseObject({
   /** The kind as the service sent it; show the action unchanged. */
   kind: z.string().refine((kind) => !KNOWN_ACTION_KINDS.includes(kind), 'known action kind with an invalid shape'),
 });
@@ -270,7 +270,7 @@ export const swiftSearchResultSchema = z.looseObject({
 export type SwiftSearchResult = z.infer<typeof swiftSearchResultSchema>;
 
 /** One text of the agreement. */
-export const agreementTextSchema = z.looseObject({
+const agreementTextSchema = z.looseObject({
   /** May differ from the requested language (fallback through `en`, then `zh-Hans`). */
   lang: z.string(),
   /** Title. */

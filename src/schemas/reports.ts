@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { integer, isoTimestamp, looseResultSchema, openEnum, pageSchema } from './common.js';
 
 /** Export report states (States and transitions > Export report). */
-export const REPORT_STATUSES = ['queued', 'building', 'ready', 'failed', 'expired'] as const;
+const REPORT_STATUSES = ['queued', 'building', 'ready', 'failed', 'expired'] as const;
 /** Report kinds: not shown beyond `statements`. */
-export const REPORT_KINDS = ['statements'] as const;
+const REPORT_KINDS = ['statements'] as const;
 /** `error` values on failure (empty unless failed). */
-export const REPORT_ERRORS = ['', 'too_large', 'unknown_kind', 'build_timeout', 'build_failed'] as const;
+const REPORT_ERRORS = ['', 'too_large', 'unknown_kind', 'build_timeout', 'build_failed'] as const;
 
 /** An export report list item. */
 export const exportReportSchema = z.looseObject({

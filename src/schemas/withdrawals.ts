@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { decimalString, integer, openEnum } from './common.js';
 
 /** Withdrawal states the spec names (`locked` after creation; final state names not shown). */
-export const WITHDRAWAL_STATUSES = ['locked'] as const;
+const WITHDRAWAL_STATUSES = ['locked'] as const;
 
 /** A withdrawal order (Resources > Withdrawal order). */
 export const withdrawalOrderSchema = z.looseObject({

@@ -50,7 +50,7 @@ export interface SandboxRequest {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Path and query as sent: an absolute URL loses only its scheme and authority, nothing is re-encoded. */
-export function rawPathOf(url: string): string {
+function rawPathOf(url: string): string {
   const abs = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
   const rest = abs ? url.slice(abs[0].length) : url;
   const noFragment = rest.split('#')[0] ?? '';

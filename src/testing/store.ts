@@ -70,7 +70,7 @@ export interface WithdrawalRecord {
 }
 
 /** A declared deposit (simulator-invented record). */
-export interface DepositRecord {
+interface DepositRecord {
   id: string;
   memberId: string;
   asset: string;
@@ -164,7 +164,7 @@ export interface ReportRecord {
 }
 
 /** A prepaid top-up declaration; `note` holds the merged reference number. */
-export interface TopupRecord {
+interface TopupRecord {
   id: string;
   asset: string;
   channel: 'chain' | 'fiat';
@@ -184,7 +184,7 @@ export interface AddressRecord {
 }
 
 /** A registered withdrawal address. */
-export interface WithdrawAddressRecord {
+interface WithdrawAddressRecord {
   id: string;
   memberId: string | undefined;
   asset: string;

@@ -19,7 +19,7 @@ export function cardOf(ctx: RouteContext): CardRecord {
 }
 
 /** Queues a card event for the card's member. */
-export function emitCard(ctx: RouteContext, type: string, c: CardRecord): void {
+function emitCard(ctx: RouteContext, type: string, c: CardRecord): void {
   ctx.emit({
     event_type: type,
     data: { object: 'card', id: c.id, external_member_id: externalIdOf(ctx.store, c.memberId), status: c.status },

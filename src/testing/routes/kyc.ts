@@ -10,7 +10,7 @@ import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { optString, reqString, withPrefix } from './fields.js';
 
 /** Bindings allowed per member (spec). */
-export const QUICK_KYC_MAX = 5;
+const QUICK_KYC_MAX = 5;
 
 function appView(a: KycApplicationRecord): Record<string, unknown> {
   return { id: a.id, card_product_id: a.card_product_id, kyc_id: a.kyc_id, status: a.status, level: a.level };

@@ -11,7 +11,7 @@ import type { RouteDef } from './context.js';
 import { reqString } from './fields.js';
 
 /** Simulator-invented member shape. */
-export function memberView(m: MemberRecord): Record<string, unknown> {
+function memberView(m: MemberRecord): Record<string, unknown> {
   return { id: m.id, external_member_id: m.external_member_id, status: m.status, kyc_level: kycLevel(m), created_at: iso(m.created_at) };
 }
 

@@ -14,7 +14,7 @@ import { optString, staticList } from './fields.js';
 
 const TOPUP_AMOUNT = /^\d{1,20}(\.\d{1,12})?$/;
 /** The fixed Chinese receipt prefix merged into `note` (spec: reference_no). */
-export const RECEIPT_PREFIX = '回单号：';
+const RECEIPT_PREFIX = '回单号：';
 const FAUCET_DEFAULT = '10000';
 const FAUCET_MAX = new Decimal(1_000_000);
 

@@ -36,7 +36,7 @@ interface Decoded {
 }
 
 /** Decodes a payload by the sandbox convention above. */
-export function decodeQr(code: string): Decoded {
+function decodeQr(code: string): Decoded {
   if (code.startsWith('000201')) {
     return { scheme: 'EMVCO', payee: 'Sandbox Cafe', currency: 'THB', amount: '100.00', amount_editable: false, required_payer_fields: [] };
   }

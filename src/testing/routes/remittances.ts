@@ -14,7 +14,7 @@ import type { RouteContext, RouteDef } from './context.js';
 import { owned, reqString, withPrefix } from './fields.js';
 
 /** Simulator-invented order shape. */
-export function remittanceView(store: Store, r: RemittanceRecord): Record<string, unknown> {
+function remittanceView(store: Store, r: RemittanceRecord): Record<string, unknown> {
   const scale = store.assets.get(r.asset).ledger_scale;
   return {
     id: r.id,
