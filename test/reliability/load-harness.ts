@@ -36,7 +36,7 @@ export interface BurstOptions {
 }
 
 /** One attempt as the client's dispatcher saw it. */
-export interface WireEvent {
+interface WireEvent {
   readonly kind: 'dispatch' | 'end' | 'error';
   readonly call: number;
   readonly bucket: RateLimitBucket;
@@ -190,7 +190,7 @@ function wireRecorder(scale: number, events: WireEvent[], sampleConnections: () 
  * the bucket may be dispatched before `t + r`. (The client pauses the bucket in the same turn
  * of the event loop in which the 429's body ends, so "later in the log" means "after the pause".)
  */
-export function countSentWhilePaused(events: readonly WireEvent[]): number {
+function countSentWhilePaused(events: readonly WireEvent[]): number {
   const pausedUntil = new Map<RateLimitBucket, number>();
   let violations = 0;
   for (const e of events) {
