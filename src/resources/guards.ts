@@ -17,10 +17,16 @@ export interface ListParams {
 }
 
 /** Query of a GET whose parameters the spec does not show: sent as given, in order. */
-export type LooseQuery = Readonly<Record<string, QueryValue>>;
+export interface LooseQuery {
+  /** A query parameter; `undefined` leaves it out. */
+  readonly [key: string]: QueryValue;
+}
 
 /** Body of a write whose fields the spec does not show: serialised as given. */
-export type LooseBody = Readonly<Record<string, unknown>>;
+export interface LooseBody {
+  /** A body field, serialised as JSON. */
+  readonly [field: string]: unknown;
+}
 
 /** A path id: a non-empty string, passed as given (the pipeline percent-encodes it). */
 export function checkId(value: unknown, name: string): string {

@@ -71,19 +71,11 @@ export const looseResultSchema = z.looseObject({
   status: z.string().optional(),
 });
 
-/**
- * A loosely typed result: the fields the prose names, and every other field as `unknown`.
- *
- * @useDeclaredType
- */
-export type LooseResult = z.infer<typeof looseResultSchema>;
+/** A loosely typed result: the fields the prose names, and every other field as `unknown`. */
+export interface LooseResult extends z.infer<typeof looseResultSchema> {}
 
 /** Page of loosely typed items (item shape not shown by the spec). */
 export const loosePageSchema = pageSchema(looseResultSchema);
 
-/**
- * A page of loosely typed items.
- *
- * @useDeclaredType
- */
-export type LoosePage = z.infer<typeof loosePageSchema>;
+/** A page of loosely typed items. */
+export interface LoosePage extends z.infer<typeof loosePageSchema> {}

@@ -18,12 +18,8 @@ export const kycApplicationSchema = z.looseObject({
   level: integer,
 });
 
-/**
- * A KYC application.
- *
- * @useDeclaredType
- */
-export type KycApplication = z.infer<typeof kycApplicationSchema>;
+/** A KYC application. */
+export interface KycApplication extends z.infer<typeof kycApplicationSchema> {}
 
 /** The binding of a quick KYC result. */
 const quickKycBindingSchema = z.looseObject({
@@ -51,9 +47,5 @@ export const quickKycResultSchema = z.looseObject({
   binding: quickKycBindingSchema,
 });
 
-/**
- * A quick KYC binding result.
- *
- * @useDeclaredType
- */
-export type QuickKycResult = z.infer<typeof quickKycResultSchema>;
+/** A quick KYC binding result. */
+export interface QuickKycResult extends z.infer<typeof quickKycResultSchema> {}

@@ -29,12 +29,8 @@ export const merchantConversionSchema = z.looseObject({
   duplicated: z.boolean().optional(),
 });
 
-/**
- * A merchant conversion.
- *
- * @useDeclaredType
- */
-export type MerchantConversion = z.infer<typeof merchantConversionSchema>;
+/** A merchant conversion. */
+export interface MerchantConversion extends z.infer<typeof merchantConversionSchema> {}
 
 /** Top-up channels (`chain` or `fiat`). */
 const TOPUP_CHANNELS = ['chain', 'fiat'] as const;
@@ -55,9 +51,5 @@ export const topupDeclarationSchema = z.looseObject({
   status: openEnum(TOPUP_STATUSES),
 });
 
-/**
- * A prepaid top-up declaration.
- *
- * @useDeclaredType
- */
-export type TopupDeclaration = z.infer<typeof topupDeclarationSchema>;
+/** A prepaid top-up declaration. */
+export interface TopupDeclaration extends z.infer<typeof topupDeclarationSchema> {}

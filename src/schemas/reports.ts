@@ -28,12 +28,8 @@ export const exportReportSchema = z.looseObject({
   created_at: isoTimestamp,
 });
 
-/**
- * An export report.
- *
- * @useDeclaredType
- */
-export type ExportReport = z.infer<typeof exportReportSchema>;
+/** An export report. */
+export interface ExportReport extends z.infer<typeof exportReportSchema> {}
 
 /** A page of `GET /v1/reports`. */
 export const exportReportPageSchema = pageSchema(exportReportSchema);
@@ -49,9 +45,5 @@ export const reportDetailSchema = looseResultSchema.extend({
   download_url: z.string().optional(),
 });
 
-/**
- * A report (loosely typed).
- *
- * @useDeclaredType
- */
-export type ReportDetail = z.infer<typeof reportDetailSchema>;
+/** A report (loosely typed). */
+export interface ReportDetail extends z.infer<typeof reportDetailSchema> {}

@@ -20,9 +20,5 @@ export const withdrawalOrderSchema = z.looseObject({
   to_address: z.string(),
 });
 
-/**
- * A withdrawal order.
- *
- * @useDeclaredType
- */
-export type WithdrawalOrder = z.infer<typeof withdrawalOrderSchema>;
+/** A withdrawal order. */
+export interface WithdrawalOrder extends z.infer<typeof withdrawalOrderSchema> {}
