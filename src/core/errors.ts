@@ -9,7 +9,7 @@ export class MerchantSdkError extends Error {
   override name = 'MerchantSdkError';
 }
 
-/** Fields every API error carries. */
+/** Fields every API error carries, as the pipeline reads them from a response. */
 export interface ApiErrorInit {
   /** HTTP status of the response. */
   readonly status: number;
@@ -60,6 +60,7 @@ export class ApiError<C extends string = string> extends MerchantSdkError {
   /** The parsed error body with every field the service sent. Not enumerable, like `headers`. */
   declare readonly raw: Readonly<Record<string, unknown>>;
 
+  /** @internal Built by the SDK from an error response. */
   constructor(init: ApiErrorInit) {
     // Code, message and request id come from the server: control characters are escaped.
     super(printable(`${init.code} (HTTP ${init.status}): ${init.message}${init.requestId ? ` [request_id ${init.requestId}]` : ''}`));

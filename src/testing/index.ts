@@ -21,9 +21,14 @@ export type { QuotaName } from './rate-limit.js';
 export { DEFAULT_QUOTAS } from './rate-limit.js';
 export type { SandboxAsset } from './assets.js';
 export { DEFAULT_ASSETS } from './assets.js';
-export type { Bucket, EffectRecord, LineName, KycStatus, ClosePhase, CorridorRecord, ActionSeed } from './store.js';
-export { BUCKETS } from './store.js';
 export type {
+  ActionSeed,
+  Bucket,
+  ClosePhase,
+  CorridorRecord,
+  EffectRecord,
+  KycStatus,
+  LineName,
   AmountInput,
   BalanceSnapshot,
   BucketsInput,

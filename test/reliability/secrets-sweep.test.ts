@@ -29,16 +29,13 @@ import {
   MerchantClient,
   ResponseValidationError,
   TimeoutError,
-  createWebhookHandler,
-  parseEvent,
   type LogFields,
   type Logger,
   type LogLevel,
   type MerchantClientOptions,
   type StoredToken,
-  type WebhookHandler,
-  type WebhookVerifier,
 } from '../../src/index.js';
+import { createWebhookHandler, parseEvent, type WebhookHandler, type WebhookVerifier } from '../../src/webhooks/index.js';
 import { createSandbox, type Fault, type InjectedFault, type Sandbox, type SandboxServer } from '../../src/testing/index.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ import { fail } from '../errors.js';
 import { iso, hex, uuid } from '../ids.js';
 import type { StoredResponse } from '../idempotency.js';
 import { Decimal, fmt, parsePositive } from '../money.js';
-import { prepaidOf, type LineName } from '../store.js';
+import type { LineName } from '../state-types.js';
+import { prepaidOf } from '../store.js';
 import type { RouteDef } from './context.js';
 import { optString, staticList } from './fields.js';
 
