@@ -10,7 +10,10 @@ import { MerchantRemittances } from './remittances.js';
 import { Reports } from './reports.js';
 import { Sandbox } from './sandbox.js';
 
-/** The merchant-account namespaces of the client. */
+/**
+ * The merchant-account namespaces of the client: the types of `client.merchant`,
+ * `client.reports`, `client.remittances`, `client.assets`, `client.members` and `client.sandbox`.
+ */
 export interface MerchantNamespaces {
   /** The merchant prepaid account. */
   readonly merchant: MerchantAccount;
