@@ -10,7 +10,6 @@ export interface TestResponse {
   status: number;
   headers: Record<string, string>;
   text: string;
-  // Tests read the JSON the way a caller would, untyped (the test lint rules allow it).
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed JSON of many shapes, read field by field in assertions
 }
 
