@@ -1,9 +1,11 @@
 import type { Dispatcher } from 'undici';
+import { nonNegativeInt, positiveInt } from './checks.js';
 import { InvalidArgumentError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { RequestLimiter } from './limiter.js';
 import { DEFAULT_BACKOFF, type BackoffSettings } from './retry-policy.js';
 import type { TokenStore } from './token-store.js';
+import { hasControlChars } from './text.js';
 import type { FetchFunction } from './transport.js';
 
 /** Options of {@link MerchantClient}. Credentials fall back to `MERCHANT_API_*` variables. */
@@ -87,22 +89,10 @@ function required(name: string, envName: string, given: string | undefined, env:
     // Names the setting; never echoes a value.
     throw new InvalidArgumentError(name, `is required: pass it to new MerchantClient() or set ${envName}.`);
   }
-  if (/[\u0000-\u001f\u007f]/.test(value) || value !== value.trim()) {
+  if (hasControlChars(value) || value !== value.trim()) {
     throw new InvalidArgumentError(name, 'contains whitespace or control characters (check how it was loaded).');
   }
   return value;
-}
-
-function nonNegativeInt(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(name, 'must be a non-negative integer.');
-  return value;
-}
-
-function positiveInt(name: string, value: number | undefined, fallback: number): number {
-  const v = nonNegativeInt(name, value, fallback);
-  if (v === 0) throw new InvalidArgumentError(name, 'must be greater than 0.');
-  return v;
 }
 
 /** Applies defaults and environment variables, and validates every setting. */

@@ -1,7 +1,8 @@
 import type { RateLimitBucket } from '../spec/endpoint.js';
-import { RATE_LIMIT_QUOTAS } from '../spec/rate-limits.js';
-import { InvalidArgumentError } from './errors.js';
+import { RATE_LIMIT_BUCKETS } from '../spec/rate-limits.js';
+import { nonNegativeInt, positiveInt } from './checks.js';
 import type { RequestLimiter } from './limiter.js';
+import { notABucket, resolveQuotas } from './quotas.js';
 
 /** Options of {@link MemoryRateLimiter}. */
 export interface MemoryRateLimiterOptions {
@@ -67,24 +68,6 @@ class Bucket {
 /** setTimeout's largest delay; a longer wait is re-armed when this one fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-const BUCKETS: readonly RateLimitBucket[] = ['deposits', 'members_write', 'orders', 'reads'];
-
-function positiveInt(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(name, 'must be a positive integer.');
-  return value;
-}
-
-function nonNegativeInt(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(name, 'must be a non-negative integer.');
-  return value;
-}
-
-function notABucket(): InvalidArgumentError {
-  return new InvalidArgumentError('bucket', `is not a bucket (${BUCKETS.join(', ')}).`);
-}
-
 /**
  * A client-side rate limiter for one process: the spec's four buckets (deposits, members_write,
  * orders, reads) as sliding windows, so that a burst waits in this process instead of drawing
@@ -123,13 +106,8 @@ export class MemoryRateLimiter implements RequestLimiter {
   constructor(options: MemoryRateLimiterOptions = {}) {
     this.#windowMs = positiveInt('windowMs', options.windowMs, 60_000);
     this.#marginMs = nonNegativeInt('marginMs', options.marginMs, 1000);
-    const quotas = options.quotas ?? {};
-    for (const name of Object.keys(quotas)) {
-      if (!BUCKETS.includes(name as RateLimitBucket))
-        throw new InvalidArgumentError(`quotas.${name}`, `is not a bucket (${BUCKETS.join(', ')}).`);
-    }
-    const make = (b: RateLimitBucket): Bucket => new Bucket(positiveInt(`quotas.${b}`, quotas[b], RATE_LIMIT_QUOTAS[b]));
-    this.#buckets = { deposits: make('deposits'), members_write: make('members_write'), orders: make('orders'), reads: make('reads') };
+    const quotas = resolveQuotas(options.quotas);
+    this.#buckets = Object.fromEntries(RATE_LIMIT_BUCKETS.map((b) => [b, new Bucket(quotas[b])])) as Record<RateLimitBucket, Bucket>;
   }
 
   /**
@@ -258,7 +236,7 @@ export class MemoryRateLimiter implements RequestLimiter {
 
   /** Inspection shows the usage, nothing else. */
   [Symbol.for('nodejs.util.inspect.custom')](): string {
-    const parts = BUCKETS.map((name) => {
+    const parts = RATE_LIMIT_BUCKETS.map((name) => {
       const u = this.usage(name);
       return `${name}: ${u.used}/${u.quota}${u.queued > 0 ? ` (+${u.queued} queued)` : ''}`;
     });

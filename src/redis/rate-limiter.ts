@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { nonNegativeInt, positiveInt } from '../core/checks.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { RequestLimiter } from '../core/limiter.js';
+import { notABucket, resolveQuotas } from '../core/quotas.js';
 import { MemoryRateLimiter } from '../core/rate-limiter.js';
 import { sleep } from '../core/sleep.js';
 import type { RateLimitBucket } from '../spec/endpoint.js';
-import { RATE_LIMIT_QUOTAS } from '../spec/rate-limits.js';
+import { isRateLimitBucket } from '../spec/rate-limits.js';
 import { checkPrefix, keyDigest, RedisGuard, type RedisStoreOptions } from './connection.js';
 import { ACQUIRE, PAUSE } from './scripts.js';
 
@@ -34,8 +36,6 @@ export interface RedisRateLimiterOptions extends RedisStoreOptions {
    */
   readonly fallback?: RequestLimiter;
 }
-
-const BUCKETS: readonly RateLimitBucket[] = ['deposits', 'members_write', 'orders', 'reads'];
 
 /**
  * A {@link RequestLimiter} shared by a fleet through Redis: the spec's four buckets (deposits,
@@ -69,15 +69,9 @@ export class RedisRateLimiter implements RequestLimiter {
   /** @param options - The Redis client, the merchant account, quotas and window. */
   constructor(options: RedisRateLimiterOptions) {
     this.#guard = new RedisGuard('the rate limiter', options);
-    const quotas = options.quotas ?? {};
-    for (const name of Object.keys(quotas)) {
-      if (!BUCKETS.includes(name as RateLimitBucket))
-        throw new InvalidArgumentError(`quotas.${name}`, `is not a bucket (${BUCKETS.join(', ')}).`);
-    }
-    const quota = (b: RateLimitBucket): number => integer(`quotas.${b}`, quotas[b] ?? RATE_LIMIT_QUOTAS[b], 1);
-    this.#quotas = { deposits: quota('deposits'), members_write: quota('members_write'), orders: quota('orders'), reads: quota('reads') };
-    const windowMs = integer('windowMs', options.windowMs ?? 60_000, 1);
-    const marginMs = integer('marginMs', options.marginMs ?? 1000, 0);
+    this.#quotas = resolveQuotas(options.quotas);
+    const windowMs = positiveInt('windowMs', options.windowMs, 60_000);
+    const marginMs = nonNegativeInt('marginMs', options.marginMs, 1000);
     this.#holdMs = windowMs + marginMs;
     const account = options.account ?? 'default';
     if (typeof account !== 'string' || account === '') throw new InvalidArgumentError('account', 'must be a non-empty string.');
@@ -93,7 +87,7 @@ export class RedisRateLimiter implements RequestLimiter {
    * @param signal - Aborts the wait: rejects with `signal.reason`, takes no slot.
    */
   async acquire(bucket: RateLimitBucket, signal?: AbortSignal): Promise<void> {
-    if (!BUCKETS.includes(bucket)) throw new InvalidArgumentError('bucket', `is not a bucket (${BUCKETS.join(', ')}).`);
+    if (!isRateLimitBucket(bucket)) throw notABucket();
     if (signal?.aborted) throw signal.reason;
     // One waiter per bucket per process talks to Redis; the others queue here in FIFO order.
     // Without this, hundreds of local waiters would wake together and poll Redis at each free slot.
@@ -175,7 +169,7 @@ export class RedisRateLimiter implements RequestLimiter {
    * client calls it when the service answered 429 with `Retry-After`. Never throws.
    */
   pause(bucket: RateLimitBucket, ms: number): void {
-    if (!BUCKETS.includes(bucket) || !Number.isFinite(ms) || ms <= 0) return;
+    if (!isRateLimitBucket(bucket) || !Number.isFinite(ms) || ms <= 0) return;
     this.#fallback.pause?.(bucket, ms);
     void this.#guard
       .run(
@@ -192,12 +186,6 @@ export class RedisRateLimiter implements RequestLimiter {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `RedisRateLimiter { keys: '${this.#keyBase}:<bucket>', quotas: ${JSON.stringify(this.#quotas)}, degraded: ${this.#guard.degraded} }`;
   }
-}
-
-function integer(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min)
-    throw new InvalidArgumentError(name, min === 0 ? 'must be a non-negative integer.' : 'must be a positive integer.');
-  return value;
 }
 
 /** Resolves when `ahead` does, or rejects with `signal.reason` as soon as the caller aborts. */

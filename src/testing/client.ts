@@ -1,7 +1,8 @@
 import { MerchantClient } from '../client.js';
 import type { MerchantClientOptions } from '../core/config.js';
 import type { SandboxCredentials } from './auth.js';
-import type { SandboxRequest, SandboxResponse } from './service.js';
+import type { SandboxResponse } from './responses.js';
+import type { SandboxRequest } from './service.js';
 
 /** The host name `sandbox.client()` uses; any origin works, msw handlers match every origin. */
 export const SANDBOX_BASE_URL = 'https://sandbox.merchant-stablecoin.test';

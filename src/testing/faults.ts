@@ -159,7 +159,9 @@ export class FaultRegistry implements SandboxFaults {
   }
 
   private view(slot: Slot): InjectedFault {
-    const registry = this;
+    const remove = (): void => {
+      this.slots = this.slots.filter((s) => s !== slot);
+    };
     return {
       match: slot.match,
       fault: slot.fault,
@@ -169,9 +171,7 @@ export class FaultRegistry implements SandboxFaults {
       get hits() {
         return slot.hits;
       },
-      remove() {
-        registry.slots = registry.slots.filter((s) => s !== slot);
-      },
+      remove,
     };
   }
 }

@@ -19,6 +19,7 @@ const APP = join(HERE, 'fixtures', 'fleet-app.ts');
 function asPublished(source: string): string {
   return source
     .replace("from '../../../src/index.js';", "from 'merchant-stablecoin';")
+    .replace("from '../../../src/webhooks/index.js';", "from 'merchant-stablecoin/webhooks';")
     .replace("from '../../../src/redis/index.js';", "from 'merchant-stablecoin/redis';");
 }
 

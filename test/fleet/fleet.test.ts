@@ -110,9 +110,7 @@ describe.skipIf(REDIS_SERVER === undefined)('fleet mode across processes (real r
       expect(await settle(first.event_id, 1)).toBe(1);
 
       // 2. The same bytes (a new event, signed as the simulator signs) hit all 5 receivers at once, 3 times each.
-      const race = { ...(JSON.parse(firstDeliveries[0]!.body) as Record<string, unknown>), event_id: `evt_race_${Date.now()}` } as {
-        event_id: string;
-      };
+      const race = { ...(JSON.parse(firstDeliveries[0]!.body) as Record<string, unknown>), event_id: `evt_race_${Date.now()}` };
       const raceBody = JSON.stringify(race);
       const headers = {
         'content-type': 'application/json',

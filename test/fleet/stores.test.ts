@@ -82,7 +82,7 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis fleet stores (real redis-serv
             renewBeforeSeconds: 60,
           }),
       );
-      const got = await Promise.all(managers.map((m) => m.get()));
+      const got = await Promise.all(managers.map((m) => Promise.resolve(m.get())));
       expect(exchanges).toBe(1);
       expect(new Set(got)).toEqual(new Set(['tok_1']));
       expect(await admin.exists('{merchant-stablecoin:token:k3}:lock')).toBe(0);

@@ -42,7 +42,7 @@ interface Prepared {
 }
 
 /** One money-moving endpoint of the simulator. */
-export interface MoneyOp {
+interface MoneyOp {
   readonly name: string;
   /** `sandbox.state.effects` kind. */
   readonly effect: string;
@@ -55,7 +55,7 @@ export interface MoneyOp {
 const d = (v: Decimal.Value): Decimal => new Decimal(v);
 
 /** The seven money-moving endpoints. Amounts are small and distinct per endpoint. */
-export const MONEY_OPS: readonly MoneyOp[] = [
+const MONEY_OPS: readonly MoneyOp[] = [
   {
     name: 'withdrawal create',
     effect: 'withdrawal.create',
@@ -223,7 +223,7 @@ const DELAY_MS = 250;
 const CLIENT_TIMEOUT_MS = 100;
 
 /** One fault mode. */
-export interface FaultMode {
+interface FaultMode {
   readonly name: string;
   readonly fault: Fault;
   /** The error code the SDK classifies, when the fault is an error envelope. */
@@ -258,7 +258,7 @@ function statusFault(status: 500 | 502 | 504, when: 'before' | 'after'): FaultMo
 }
 
 /** Every fault mode of the kit that applies to a money-moving call. */
-export const FAULT_MODES: readonly FaultMode[] = [
+const FAULT_MODES: readonly FaultMode[] = [
   statusFault(500, 'before'),
   statusFault(500, 'after'),
   statusFault(502, 'before'),
@@ -332,7 +332,7 @@ export const FAULT_MODES: readonly FaultMode[] = [
 ];
 
 /** How many times each fault is injected: a one-off, and one that outlasts the retries. */
-export const FAULT_TIMES = [1, Infinity] as const;
+const FAULT_TIMES = [1, Infinity] as const;
 
 /** What a cell expects. */
 interface Expectation {
@@ -364,7 +364,7 @@ function expectationOf(op: MoneyOp, f: FaultMode, times: number): Expectation {
 }
 
 /** Cells of the matrix and the faults they inject, for the closing count. */
-export function matrixSize(): { cells: number; injections: number } {
+function matrixSize(): { cells: number; injections: number } {
   let cells = 0;
   let injections = 0;
   for (const op of MONEY_OPS)
@@ -428,7 +428,7 @@ export function describeFaultMatrix(mode: Mode): void {
         expect(effects.length).toBe(want.effects);
         for (const e of effects) expect(e.idempotencyKey).toBe(key);
         if (want.succeeds) {
-          if (error !== undefined) throw error;
+          expect(error).toBeUndefined();
           expect(result!.attempts).toBe(attempts.length);
           // Success after an executed first run is the stored result, replayed.
           expect(result!.replayed).toBe(f.executes);

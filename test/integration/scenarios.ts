@@ -8,7 +8,14 @@
  */
 import { Decimal } from 'decimal.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, InvalidArgumentError, isApiError, MerchantClient, PaginationRestartError, type ExportReport } from '../../src/index.js';
+import {
+  ApiError,
+  InvalidArgumentError,
+  isApiError,
+  type MerchantClient,
+  PaginationRestartError,
+  type ExportReport,
+} from '../../src/index.js';
 import type { Fault, Sandbox } from '../../src/testing/index.js';
 import { attemptsOn, expectBuckets, expectConserved, sumOfBuckets, thrown, type Mode, type World } from './harness.js';
 

@@ -36,7 +36,7 @@ export interface BurstOptions {
 }
 
 /** One attempt as the client's dispatcher saw it. */
-export interface WireEvent {
+interface WireEvent {
   readonly kind: 'dispatch' | 'end' | 'error';
   readonly call: number;
   readonly bucket: RateLimitBucket;
@@ -137,7 +137,8 @@ function headerOf(headers: Dispatcher.DispatchOptions['headers'], name: string):
   }
   const record = headers as Record<string, unknown>;
   const v = record[name];
-  return v === undefined ? undefined : String(v);
+  if (typeof v === 'string' || typeof v === 'number') return String(v);
+  return Array.isArray(v) ? v.join(', ') : undefined;
 }
 
 /**
@@ -155,7 +156,7 @@ function wireRecorder(scale: number, events: WireEvent[], sampleConnections: () 
     events.push({ kind: 'dispatch', call, bucket, at: Date.now() });
     let status = 0;
     let retryAfterMs: number | undefined;
-    const h = handler as Dispatcher.DispatchHandler;
+    const h = handler;
     return dispatch(opts, {
       onRequestStart: (controller, context) => h.onRequestStart?.(controller, context),
       onRequestUpgrade: (controller, statusCode, headers, socket) => h.onRequestUpgrade?.(controller, statusCode, headers, socket),
@@ -189,7 +190,7 @@ function wireRecorder(scale: number, events: WireEvent[], sampleConnections: () 
  * the bucket may be dispatched before `t + r`. (The client pauses the bucket in the same turn
  * of the event loop in which the 429's body ends, so "later in the log" means "after the pause".)
  */
-export function countSentWhilePaused(events: readonly WireEvent[]): number {
+function countSentWhilePaused(events: readonly WireEvent[]): number {
   const pausedUntil = new Map<RateLimitBucket, number>();
   let violations = 0;
   for (const e of events) {

@@ -153,7 +153,7 @@ describe(`load: ${CALLS} concurrent mixed calls through one client (simulator in
   );
 
   it('the default transport keeps a burst within its pool of 64 sockets', async () => {
-    let server: Awaited<ReturnType<ReturnType<typeof createSandbox>['listen']>> | undefined;
+    let server: Awaited<ReturnType<ReturnType<typeof createSandbox>['listen']>> | undefined = undefined;
     let max = 0;
     // The simulator reads its clock on every request it receives: sample the open sockets there.
     const sandbox = createSandbox({

@@ -8,10 +8,10 @@ import {
   ApiError,
   InvalidArgumentError,
   MemoryRateLimiter,
-  RATE_LIMIT_QUOTAS,
   type RateLimitBucket,
   type RequestLimiter,
 } from '../../src/index.js';
+import { RATE_LIMIT_QUOTAS } from '../../src/spec/rate-limits.js';
 import { wireClient } from '../helpers/client.js';
 import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 

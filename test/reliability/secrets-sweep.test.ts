@@ -31,16 +31,13 @@ import {
   RedirectRefusedError,
   ResponseValidationError,
   TimeoutError,
-  createWebhookHandler,
-  parseEvent,
   type LogFields,
   type Logger,
   type LogLevel,
   type MerchantClientOptions,
   type StoredToken,
-  type WebhookHandler,
-  type WebhookVerifier,
 } from '../../src/index.js';
+import { createWebhookHandler, parseEvent, type WebhookHandler, type WebhookVerifier } from '../../src/webhooks/index.js';
 import { createSandbox, type Fault, type InjectedFault, type Sandbox, type SandboxServer } from '../../src/testing/index.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -73,7 +70,7 @@ function teeStream(stream: NodeJS.WriteStream, label: string): void {
     record(label, typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : String(chunk));
     return (original as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
   };
-  stream.write = tee as typeof stream.write;
+  stream.write = tee;
   restorers.push(() => {
     stream.write = original;
   });
@@ -153,7 +150,7 @@ async function succeeds<T>(label: string, fn: () => PromiseLike<T> | T): Promise
   return r.value;
 }
 
-async function fails(label: string, fn: () => PromiseLike<unknown> | unknown): Promise<unknown> {
+async function fails(label: string, fn: () => unknown): Promise<unknown> {
   const r = await attempt(label, fn);
   if (r.ok) throw new Error(`${label} was expected to fail`);
   return r.error;

@@ -16,7 +16,7 @@ export interface Envelope {
   [extra: string]: unknown;
 }
 
-export function eventId(): string {
+function eventId(): string {
   return `evt_${randomBytes(12).toString('hex')}`;
 }
 

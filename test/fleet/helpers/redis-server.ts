@@ -16,7 +16,7 @@ const CANDIDATES = [
 ];
 
 /** Path of the redis-server binary: `REDIS_SERVER_BIN`, then PATH, then the usual places. */
-export function findRedisServer(): string | undefined {
+function findRedisServer(): string | undefined {
   const fromEnv = process.env['REDIS_SERVER_BIN'];
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
   for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
@@ -112,7 +112,7 @@ function launch(bin: string, port: number): Promise<RedisServer> {
 }
 
 /** True when something answers PING on the port (a raw RESP exchange, no client library). */
-export function ping(port: number): Promise<boolean> {
+function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     const done = (ok: boolean): void => {

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 
 /** A message a fixture sends to the parent. */
-export interface WorkerMessage {
+interface WorkerMessage {
   readonly type: string;
   readonly [field: string]: unknown;
 }
