@@ -1,5 +1,5 @@
 import { TOKEN_EXCHANGES_PER_MINUTE } from '../spec/rate-limits.js';
-import { sleep } from './sleep.js';
+import { systemClock, type Clock } from './clock.js';
 import type { StoredToken, TokenStore } from './token-store.js';
 
 /** What the token manager needs from its surroundings. */
@@ -13,6 +13,12 @@ export interface TokenManagerDeps {
   readonly now: () => number;
   /** Renew this many seconds before `expired_at`. */
   readonly renewBeforeSeconds: number;
+  /**
+   * The clock of the exchange throttle (at most 20 exchanges in any minute of it, waiting on it
+   * when over). Default {@link systemClock}; tests pass a controllable one. Token freshness is
+   * judged on `now` (the service clock), not on this.
+   */
+  readonly clock?: Clock;
 }
 
 /**
@@ -21,12 +27,14 @@ export interface TokenManagerDeps {
  */
 export class TokenManager {
   readonly #deps: TokenManagerDeps;
+  readonly #clock: Clock;
   #cached: StoredToken | undefined;
   #inflight: Renewal | undefined;
   readonly #recentExchanges: number[] = [];
 
   constructor(deps: TokenManagerDeps) {
     this.#deps = deps;
+    this.#clock = deps.clock ?? systemClock;
   }
 
   /** A valid token, from memory when fresh (no await on the store in the hot path). */
@@ -44,7 +52,7 @@ export class TokenManager {
 
   /** Number of exchanges made by this manager in the last minute (for diagnostics). */
   get exchangesLastMinute(): number {
-    this.#prune(Date.now());
+    this.#prune(this.#clock.now());
     return this.#recentExchanges.length;
   }
 
@@ -95,13 +103,13 @@ export class TokenManager {
 
   /** Keeps this process under the token endpoint's quota, whatever happens upstream. */
   async #throttle(signal: AbortSignal): Promise<void> {
-    const now = Date.now();
+    const now = this.#clock.now();
     this.#prune(now);
     if (this.#recentExchanges.length >= TOKEN_EXCHANGES_PER_MINUTE) {
-      await sleep(this.#recentExchanges[0]! + 60_000 - now, signal);
-      this.#prune(Date.now());
+      await this.#clock.sleep(this.#recentExchanges[0]! + 60_000 - now, signal);
+      this.#prune(this.#clock.now());
     }
-    this.#recentExchanges.push(Date.now());
+    this.#recentExchanges.push(this.#clock.now());
   }
 
   #prune(now: number): void {
