@@ -44,6 +44,7 @@ describe('docs/fleet.md', () => {
       'quotas',
       'windowMs',
       'marginMs',
+      'clock',
     ]) {
       expect(doc).toContain(`\`${option}\``);
     }
