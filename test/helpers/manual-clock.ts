@@ -74,3 +74,25 @@ export function manualClock(start = Date.parse('2026-01-01T00:00:00Z')): ManualC
     },
   };
 }
+
+/**
+ * Moves `clock` to its next wake-up whenever a sleeper waits on it and `idle()` says that
+ * nothing else is under way: a discrete-event driver for in-process tests. It checks after each
+ * new sleeper and each `poke()` (call it when something the predicate reads has changed, e.g. an
+ * attempt settled), once the callbacks already queued have run. Time therefore never moves while
+ * work the predicate covers is in flight, however slow the machine.
+ */
+export function advanceWhenIdle(clock: ManualClock, idle: () => boolean): { poke(): void } {
+  let scheduled = false;
+  const check = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      const next = clock.nextWake;
+      if (next !== undefined && idle()) clock.set(next);
+    });
+  };
+  clock.onSleep(check);
+  return { poke: check };
+}
