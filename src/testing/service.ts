@@ -132,7 +132,7 @@ const HTML_PAGE = (status: number): string => {
   return `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
 };
 
-/** The response an injected fault produces (never for `delay`). */
+/** The response an injected fault produces (never for `delay` or `hang`). */
 function faultResponse(f: Fault, requestId: string): SandboxResponse {
   switch (f.kind) {
     case 'status': {
@@ -164,7 +164,8 @@ function faultResponse(f: Fault, requestId: string): SandboxResponse {
         requestId,
       );
     case 'delay':
-      throw new Error('delay is not a response');
+    case 'hang':
+      throw new Error(`${f.kind} is not a response`);
   }
 }
 
@@ -329,13 +330,16 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
     const body = bytesOf(req.body);
     deps.requests.push({ method, path: pathWithQuery, headers, body: Buffer.from(body).toString('utf8'), at: clock.now(), requestId });
 
-    const fault = faults.take(method, path);
-    let pendingDelay = fault?.kind === 'delay' ? fault.ms : 0;
+    const taken = faults.take(method, path);
+    const fault = taken?.fault;
+    // `delay` and `hang` hold the request once, where the first of these calls it.
+    let pendingHold: (() => Promise<void>) | undefined =
+      fault?.kind === 'delay' && fault.ms > 0 ? () => sleep(fault.ms) : fault?.kind === 'hang' ? () => taken!.released : undefined;
     const delay = async (): Promise<void> => {
-      if (pendingDelay <= 0) return;
-      const ms = pendingDelay;
-      pendingDelay = 0;
-      await sleep(ms);
+      if (pendingHold === undefined) return;
+      const hold = pendingHold;
+      pendingHold = undefined;
+      await hold();
     };
     const finish = async (r: SandboxResponse): Promise<SandboxResponse> => {
       await delay();
@@ -345,7 +349,7 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
     };
 
     const after = fault?.kind === 'status' && fault.when === 'after';
-    if (fault && fault.kind !== 'delay' && !after) return finish(faultResponse(fault, requestId));
+    if (fault && fault.kind !== 'delay' && fault.kind !== 'hang' && !after) return finish(faultResponse(fault, requestId));
     const outcome = await process(method, pathWithQuery, headers, body, requestId, delay);
     // `after`: the request ran and its outcome is stored; the client sees the failure instead.
     if (fault && after) return finish(faultResponse(fault, requestId));
