@@ -116,9 +116,10 @@ export interface InjectedFault {
   waitForHits(count: number): Promise<void>;
   /**
    * `hang` only: lets every request it holds go on (processed and answered normally), and the
-   * ones it hits from now on through without holding them. No effect on other kinds.
+   * ones it hits from now on through without holding them. Resolves once the requests it held
+   * have been answered (at once for other kinds, which hold nothing).
    */
-  release(): void;
+  release(): Promise<void>;
 }
 
 /** Fault injection control (`sandbox.faults`). */
@@ -141,13 +142,19 @@ interface Slot {
   /** Settles when `release()` is called (what a `hang` waits for). */
   released: Promise<void>;
   release: () => void;
+  /** Requests held by this fault and not answered yet. */
+  holding: number;
+  /** Awaiters of the last held request's answer. */
+  drained: Array<() => void>;
 }
 
-/** A fault the pipeline took for one request, with what a `hang` waits for. */
+/** A fault the pipeline took for one request: for a `hang`, how to hold it and report its answer. */
 export interface TakenFault {
   readonly fault: Fault;
-  /** Resolves when the fault is released (`hang`). */
-  readonly released: Promise<void>;
+  /** `hang`: resolves when the fault is released; the request counts as held until `answered()`. */
+  hold(): Promise<void>;
+  /** `hang`: the held request has its answer. */
+  answered(): void;
 }
 
 function pathMatches(pattern: string | RegExp, path: string): boolean {
@@ -165,7 +172,7 @@ export class FaultRegistry implements SandboxFaults {
   inject(match: FaultMatch, fault: Fault, options: FaultOptions = {}): InjectedFault {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const slot: Slot = { match, fault, remaining: options.times ?? 1, hits: 0, waiters: [], released, release };
+    const slot: Slot = { match, fault, remaining: options.times ?? 1, hits: 0, waiters: [], released, release, holding: 0, drained: [] };
     this.slots.push(slot);
     return this.view(slot);
   }
@@ -192,7 +199,17 @@ export class FaultRegistry implements SandboxFaults {
       slot.waiters.splice(slot.waiters.indexOf(w), 1);
       w.resolve();
     }
-    return { fault: slot.fault, released: slot.released };
+    return {
+      fault: slot.fault,
+      hold() {
+        slot.holding += 1;
+        return slot.released;
+      },
+      answered() {
+        slot.holding -= 1;
+        if (slot.holding === 0) for (const done of slot.drained.splice(0)) done();
+      },
+    };
   }
 
   private view(slot: Slot): InjectedFault {
@@ -215,6 +232,8 @@ export class FaultRegistry implements SandboxFaults {
       },
       release() {
         slot.release();
+        if (slot.holding === 0) return Promise.resolve();
+        return new Promise<void>((resolve) => slot.drained.push(resolve));
       },
     };
   }

@@ -334,7 +334,7 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
     const fault = taken?.fault;
     // `delay` and `hang` hold the request once, where the first of these calls it.
     let pendingHold: (() => Promise<void>) | undefined =
-      fault?.kind === 'delay' && fault.ms > 0 ? () => sleep(fault.ms) : fault?.kind === 'hang' ? () => taken!.released : undefined;
+      fault?.kind === 'delay' && fault.ms > 0 ? () => sleep(fault.ms) : fault?.kind === 'hang' ? () => taken!.hold() : undefined;
     const delay = async (): Promise<void> => {
       if (pendingHold === undefined) return;
       const hold = pendingHold;
@@ -343,6 +343,7 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
     };
     const finish = async (r: SandboxResponse): Promise<SandboxResponse> => {
       await delay();
+      if (fault?.kind === 'hang') taken!.answered();
       if (r.reset) return r;
       // The Date header follows the sandbox clock: clients correct their skew from it.
       return { ...r, headers: { ...r.headers, date: new Date(clock.now()).toUTCString() } };

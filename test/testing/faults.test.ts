@@ -138,7 +138,9 @@ describe('fault injection over real sockets', () => {
     await f.waitForHits(2);
     expect(answered).toBe(false);
     expect(sb.state.countEffects()).toBe(0);
-    f.release();
+    // release() resolves once both held requests have their answers: the first one ran.
+    await f.release();
+    expect(sb.state.countEffects('withdrawal.create')).toBe(1);
     const [first, second] = await Promise.all([held, retry]);
     expect(first.status).toBe(201);
     expect(second.status).toBe(409);
