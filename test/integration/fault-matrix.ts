@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ApiError,
   ConnectionError,
@@ -24,13 +24,11 @@ import {
   TimeoutError,
   type ApiPromise,
   type CallOptions,
-  type LogFields,
-  type Logger,
   type MerchantClient,
   type MerchantClientOptions,
 } from '../../src/index.js';
-import type { Fault, FaultMatch, InjectedFault } from '../../src/testing/index.js';
-import { stepper, useFakeTime } from '../helpers/fake-time.js';
+import type { Fault, FaultMatch } from '../../src/testing/index.js';
+import { hangDriver } from '../helpers/fake-time.js';
 import { attemptsOn, expectBuckets, expectConserved, expectSameKeyNewNonce, type Mode, type World } from './harness.js';
 
 /** A prepared money-moving call and how to check the money around it. */
@@ -382,49 +380,6 @@ export function matrixSize(): { cells: number; injections: number } {
   return { cells, injections };
 }
 
-/**
- * Runs a "client timeout" cell on fake time (timers and `Date`; sockets and msw stay real). Time
- * moves only on events: each request the `hang` fault holds reaching the simulator moves it by
- * the client's timeout, and each `retrying` line of the client by its backoff. When the client
- * logs that it retries after 409 in_progress, the held first run is released (it executes and
- * stores its outcome before the next attempt can arrive). `stop()` releases whatever is still
- * held, waits until it is answered and restores real time.
- */
-function hangDriver(): { logger: Logger; start(fault: InjectedFault): void; stop(): Promise<void> } {
-  const time = stepper();
-  let fault: InjectedFault | undefined;
-  let running = false;
-  const stepOnHit = (f: InjectedFault, hit: number): void => {
-    void f.waitForHits(hit).then(() => {
-      if (!running) return;
-      time.step(CLIENT_TIMEOUT_MS);
-      stepOnHit(f, hit + 1);
-    });
-  };
-  return {
-    logger: {
-      warn(message: string, fields?: LogFields) {
-        if (message !== 'retrying' || !running) return;
-        if (fields?.['reason'] === 'idempotency_in_progress') void fault?.release();
-        time.step(Number(fields?.['delayMs'] ?? 0));
-      },
-    },
-    start(f) {
-      fault = f;
-      running = true;
-      useFakeTime();
-      stepOnHit(f, 1);
-    },
-    async stop() {
-      if (!running) return;
-      running = false;
-      await time.idle();
-      await fault?.release();
-      vi.useRealTimers();
-    },
-  };
-}
-
 /** Registers the whole matrix for one mode. */
 export function describeFaultMatrix(mode: Mode): void {
   const ran = { cells: 0, injections: 0, attempts: 0, invariants: 0 };
@@ -434,7 +389,8 @@ export function describeFaultMatrix(mode: Mode): void {
     const rows = FAULT_MODES.flatMap((f) => FAULT_TIMES.map((t) => [f.name, t === 1 ? 'once' : 'persisting', f, t] as const));
     it.each(rows)('%s, %s', async (_f, _t, f, times) => {
       const want = expectationOf(op, f, times);
-      const hang = f.fault.kind === 'hang' ? hangDriver() : undefined;
+      // The "client timeout" cells run on fake time, driven by events (see hangDriver).
+      const hang = f.fault.kind === 'hang' ? hangDriver(CLIENT_TIMEOUT_MS) : undefined;
       const w = await mode.open({ client: hang ? { ...f.client, logger: hang.logger } : f.client });
       try {
         const { sandbox, client } = w;
