@@ -221,6 +221,9 @@ beforeAll(async () => {
       if (h.contentType !== undefined) headers['content-type'] = h.contentType;
       if (h.withLength) headers['content-length'] = String(h.body.length);
       const noBody = h.status === 204;
+      // A stalled response never ends on this side, even when its first bytes complete the body
+      // the client was told to expect: the connection must not serve the next case.
+      if (h.stall && !noBody) headers['connection'] = 'close';
       res.writeHead(h.status, noBody ? {} : headers);
       if (noBody) return void res.end();
       if (h.stall) return void res.write(h.body.subarray(0, Math.min(5, h.body.length)));
