@@ -13,6 +13,7 @@ import {
   type RequestLimiter,
 } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
+import { useFakeTime } from '../helpers/fake-time.js';
 import { advanceWhenIdle, manualClock } from '../helpers/manual-clock.js';
 import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 
@@ -276,48 +277,44 @@ describe('the client and a RequestLimiter', () => {
   });
 
   it("a 429 pauses the client's other calls to that bucket even when the call that got it gives up", async () => {
-    // Time on a fake clock (Date and timers; sockets stay real): the pause ends only when the
-    // test moves time, so what goes first cannot depend on the machine's speed.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    // Fake time (timers and Date; sockets stay real): the pause ends only when the test moves
+    // time, so which call goes first cannot depend on the machine's speed.
+    useFakeTime();
     try {
-      await pausedBucketScenario();
+      const client = wireClient(server.url, { maxRetries: 0 });
+      const at: number[] = [];
+      server.on('POST', '/v1/exchange/orders', (_req, n) => {
+        at.push(Date.now());
+        return n === 0
+          ? {
+              status: 429,
+              headers: { 'retry-after': '1' },
+              body: { type: 'rate_limit_error', code: 'rate_limited', message: 'x', request_id: 'r', retry_after: 1 },
+            }
+          : { status: 201, body: { id: 'ex_1' } };
+      });
+      server.on('GET', '/v1/assets', { body: { data: [], next_cursor: null, has_more: false } });
+      await expect(client.member('m').exchange.order({})).rejects.toMatchObject({ code: 'rate_limited' });
+      // Another order waits out the pause; a read (another bucket) goes at once.
+      const order = client.member('m').exchange.order({});
+      await client.assets.list();
+      expect(server.calls().map((c) => `${c.method} ${c.url}`)).toEqual(['POST /v1/exchange/orders', 'GET /v1/assets']);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(server.calls()).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(1);
+      await order;
+      expect(server.calls().map((c) => `${c.method} ${c.url}`)).toEqual([
+        'POST /v1/exchange/orders',
+        'GET /v1/assets',
+        'POST /v1/exchange/orders',
+      ]);
+      // Retry-After: 1 honoured from the moment the 429 was answered (same clock, to the ms).
+      expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(1000);
+      await client.close();
     } finally {
       vi.useRealTimers();
     }
   });
-
-  async function pausedBucketScenario(): Promise<void> {
-    const client = wireClient(server.url, { maxRetries: 0 });
-    const at: number[] = [];
-    server.on('POST', '/v1/exchange/orders', (_req, n) => {
-      at.push(Date.now());
-      return n === 0
-        ? {
-            status: 429,
-            headers: { 'retry-after': '1' },
-            body: { type: 'rate_limit_error', code: 'rate_limited', message: 'x', request_id: 'r', retry_after: 1 },
-          }
-        : { status: 201, body: { id: 'ex_1' } };
-    });
-    server.on('GET', '/v1/assets', { body: { data: [], next_cursor: null, has_more: false } });
-    await expect(client.member('m').exchange.order({})).rejects.toMatchObject({ code: 'rate_limited' });
-    // Another order waits out the pause; a read (another bucket) goes at once.
-    const order = client.member('m').exchange.order({});
-    await client.assets.list();
-    expect(server.calls().map((c) => `${c.method} ${c.url}`)).toEqual(['POST /v1/exchange/orders', 'GET /v1/assets']);
-    await vi.advanceTimersByTimeAsync(999);
-    expect(server.calls()).toHaveLength(2);
-    await vi.advanceTimersByTimeAsync(1);
-    await order;
-    expect(server.calls().map((c) => `${c.method} ${c.url}`)).toEqual([
-      'POST /v1/exchange/orders',
-      'GET /v1/assets',
-      'POST /v1/exchange/orders',
-    ]);
-    // Retry-After: 1 honoured from the moment the 429 was answered (same clock, to the ms).
-    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(1000);
-    await client.close();
-  }
 
   it('an abort during a limiter wait rejects with AbortError and nothing is sent or settled', async () => {
     const limiter = new SpyLimiter();
