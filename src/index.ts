@@ -138,3 +138,4 @@ export type {
 } from './schemas/index.js';
 export { isSlippageAction, isSupplementAction, isUnknownAction } from './schemas/index.js';
 export { MemoryRateLimiter, type MemoryRateLimiterOptions, type BucketUsage } from './core/rate-limiter.js';
+export { systemClock, type Clock } from './core/clock.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { nonNegativeInt, positiveInt } from '../core/checks.js';
+import type { Clock } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { RequestLimiter } from '../core/limiter.js';
 import { notABucket, resolveQuotas } from '../core/quotas.js';
@@ -35,6 +36,14 @@ export interface RedisRateLimiterOptions extends RedisStoreOptions {
    * quotas). It counts this process only; a smaller per-process share avoids 429s meanwhile.
    */
   readonly fallback?: RequestLimiter;
+  /**
+   * The clock to count on instead of Redis' own (`TIME`): its `now()` goes to the acquire script
+   * with each request, its `sleep` paces the waits, and a pause is stored as its end time on it.
+   * For tests that drive time themselves (the sandbox simulator's clock, shared by the whole
+   * fleet). Every instance sharing the keys must pass the same clock. The default fallback gets
+   * it too. Default: none, Redis' clock and real timers.
+   */
+  readonly clock?: Clock;
 }
 
 /**
@@ -45,7 +54,8 @@ export interface RedisRateLimiterOptions extends RedisStoreOptions {
  * - Each `acquire` is one Lua script on Redis' own clock: drop admissions older than the window,
  *   admit and count if under the quota, otherwise answer how long to wait (the check and the
  *   count are atomic). Keys: `<prefix>:rate:{<account digest>}:<bucket>` (a sorted set of
- *   admission times) and `...:<bucket>:pause`.
+ *   admission times) and `...:<bucket>:pause`. A test may pass its own `clock` instead (see
+ *   {@link RedisRateLimiterOptions.clock}).
  * - `pause(bucket, ms)` (the client calls it on a 429 with `Retry-After`) sets the shared pause
  *   key with that TTL, which every instance's `acquire` honours.
  * - If Redis fails or is slow, this process falls back to `fallback` (per-process counting) and
@@ -61,6 +71,7 @@ export class RedisRateLimiter implements RequestLimiter {
   readonly #holdMs: number;
   readonly #keyBase: string;
   readonly #fallback: RequestLimiter;
+  readonly #clock: Clock | undefined;
   readonly #instance = randomBytes(6).toString('hex');
   /** Per bucket, the promise the next local waiter queues behind. */
   readonly #tails = new Map<RateLimitBucket, Promise<void>>();
@@ -77,7 +88,10 @@ export class RedisRateLimiter implements RequestLimiter {
     if (typeof account !== 'string' || account === '') throw new InvalidArgumentError('account', 'must be a non-empty string.');
     // The hash tag keeps a bucket's window and pause keys in one Redis Cluster slot.
     this.#keyBase = `${checkPrefix(options.prefix, 'merchant-stablecoin')}:rate:{${keyDigest(account).slice(0, 16)}}`;
-    this.#fallback = options.fallback ?? new MemoryRateLimiter({ quotas: this.#quotas, windowMs, marginMs });
+    this.#clock = options.clock;
+    this.#fallback =
+      options.fallback ??
+      new MemoryRateLimiter({ quotas: this.#quotas, windowMs, marginMs, ...(options.clock ? { clock: options.clock } : {}) });
   }
 
   /**
@@ -114,7 +128,8 @@ export class RedisRateLimiter implements RequestLimiter {
       const member = `${this.#instance}:${(this.#seq++).toString(36)}`;
       const attempt = this.#guard.run(
         async (redis) => {
-          const wait = Number(await this.#guard.script(redis, ACQUIRE, keys, [this.#quotas[bucket], this.#holdMs, member]));
+          const args = [this.#quotas[bucket], this.#holdMs, member, this.#clock === undefined ? '' : Math.floor(this.#clock.now())];
+          const wait = Number(await this.#guard.script(redis, ACQUIRE, keys, args));
           if (!Number.isFinite(wait)) throw new Error('unexpected reply from the acquire script');
           return wait;
         },
@@ -124,7 +139,8 @@ export class RedisRateLimiter implements RequestLimiter {
       if (wait === undefined) return this.#fallback.acquire(bucket, signal);
       if (!(wait > 0)) return;
       // Head waiters of many instances wake together when a slot frees; jitter spreads them out.
-      await sleep(wait + Math.floor(Math.random() * 15), signal);
+      const pace = wait + Math.floor(Math.random() * 15);
+      await (this.#clock === undefined ? sleep(pace, signal) : this.#clock.sleep(pace, signal));
     }
   }
 
@@ -173,7 +189,13 @@ export class RedisRateLimiter implements RequestLimiter {
     this.#fallback.pause?.(bucket, ms);
     void this.#guard
       .run(
-        (redis) => this.#guard.script(redis, PAUSE, [`${this.#key(bucket)}:pause`], [Math.ceil(ms)]),
+        (redis) =>
+          this.#guard.script(
+            redis,
+            PAUSE,
+            [`${this.#key(bucket)}:pause`],
+            [Math.ceil(ms), this.#clock === undefined ? '' : Math.floor(this.#clock.now())],
+          ),
         () => undefined,
       )
       .catch(() => undefined);

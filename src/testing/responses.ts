@@ -52,7 +52,7 @@ function rateLimited(f: Extract<Fault, { kind: 'rate_limited' }>, requestId: str
   return { status: 429, headers, body: JSON.stringify(body) };
 }
 
-/** The response an injected fault produces (never for `delay`). */
+/** The response an injected fault produces (never for `delay` or `hang`). */
 export function faultResponse(f: Fault, requestId: string): SandboxResponse {
   switch (f.kind) {
     case 'status': {
@@ -77,6 +77,7 @@ export function faultResponse(f: Fault, requestId: string): SandboxResponse {
         requestId,
       );
     case 'delay':
-      throw new Error('delay is not a response');
+    case 'hang':
+      throw new Error(`${f.kind} is not a response`);
   }
 }

@@ -138,16 +138,20 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
       requestId: x.requestId,
     });
 
-    const fault = faults.take(x.method, x.path);
-    let pendingDelay = fault?.kind === 'delay' ? fault.ms : 0;
+    const taken = faults.take(x.method, x.path);
+    const fault = taken?.fault;
+    // `delay` and `hang` hold the request once, where the first of these calls it.
+    let pendingHold: (() => Promise<void>) | undefined =
+      fault?.kind === 'delay' && fault.ms > 0 ? () => sleep(fault.ms) : fault?.kind === 'hang' ? () => taken!.hold() : undefined;
     const delay = async (): Promise<void> => {
-      if (pendingDelay <= 0) return;
-      const ms = pendingDelay;
-      pendingDelay = 0;
-      await sleep(ms);
+      if (pendingHold === undefined) return;
+      const hold = pendingHold;
+      pendingHold = undefined;
+      await hold();
     };
     const finish = async (r: SandboxResponse): Promise<SandboxResponse> => {
       await delay();
+      if (fault?.kind === 'hang') taken!.answered();
       if (r.reset) return r;
       // The Date header follows the sandbox clock: clients correct their skew from it.
       return { ...r, headers: { ...r.headers, date: new Date(clock.now()).toUTCString() } };
@@ -155,7 +159,7 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
 
     // 1. `before` faults answer without running the request; `after` ones once it ran (its outcome stored).
     const after = fault?.kind === 'status' && fault.when === 'after';
-    if (fault && fault.kind !== 'delay' && !after) return finish(faultResponse(fault, x.requestId));
+    if (fault && fault.kind !== 'delay' && fault.kind !== 'hang' && !after) return finish(faultResponse(fault, x.requestId));
     const outcome = await process(deps, x, delay);
     if (fault && after) return finish(faultResponse(fault, x.requestId));
     return finish(outcome);

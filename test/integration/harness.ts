@@ -167,9 +167,6 @@ export function expectSameKeyNewNonce(attempts: readonly RecordedRequest[], key:
   expect(new Set(attempts.map((a) => a.headers['x-signature'])).size).toBe(attempts.length);
 }
 
-/** Resolves after `ms` real milliseconds (to let a delayed simulator request finish, never to assert time). */
-export const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /** Runs `fn` and returns what it threw (fails the test when it did not throw). */
 export async function thrown(fn: () => PromiseLike<unknown>): Promise<unknown> {
   try {

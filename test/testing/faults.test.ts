@@ -123,6 +123,35 @@ describe('fault injection over real sockets', () => {
     expect((await c.call('POST', W, { member, key: true, body })).status).toBe(201);
   });
 
+  it('hang: holds the request unanswered with its key claimed until release(), then processes it normally', async () => {
+    const { sb, c, member } = await served();
+    const f = sb.faults.inject({ path: W }, { kind: 'hang' }, { times: 3 });
+    const key = randomUUID();
+    let answered = false;
+    const held = c.call('POST', W, { member, key, body }).then((r) => {
+      answered = true;
+      return r;
+    });
+    await f.waitForHits(1);
+    // While it is held: nothing executed, and the same key meets 409 in progress (held too).
+    const retry = c.call('POST', W, { member, key, body });
+    await f.waitForHits(2);
+    expect(answered).toBe(false);
+    expect(sb.state.countEffects()).toBe(0);
+    // release() resolves once both held requests have their answers: the first one ran.
+    await f.release();
+    expect(sb.state.countEffects('withdrawal.create')).toBe(1);
+    const [first, second] = await Promise.all([held, retry]);
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(409);
+    expect(second.json.code).toBe('idempotency_in_progress');
+    expect(sb.state.countEffects('withdrawal.create')).toBe(1);
+    // Released for good: later requests it hits are not held; and the key replays.
+    expect((await c.call('POST', W, { member, key, body })).headers['x-idempotent-replay']).toBe('true');
+    expect(f.hits).toBe(3);
+    await expect(f.waitForHits(3)).resolves.toBeUndefined();
+  });
+
   it('timestamp_skew: 401 timestamp_out_of_range', async () => {
     const { sb, c, member } = await served();
     sb.faults.inject({ path: W }, { kind: 'timestamp_skew' });
