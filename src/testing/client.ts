@@ -55,6 +55,9 @@ export function createSandboxClient(
     ...credentials,
     // Tests should not wait seconds between retries; callers may still override.
     backoff: { baseDelayMs: 5, inProgressDelayMs: 20, maxDelayMs: 100 },
+    // The simulator's clock is there to be moved (a 24-hour lock, a 7-day retention): its `Date`
+    // may be days ahead, and the client follows it instead of refusing it as a broken clock.
+    maxClockSkewMs: 400 * 86_400_000,
     ...rest,
     transport: 'fetch',
     ...(via === 'direct' ? { fetch: sandboxFetch } : {}),
