@@ -26,11 +26,13 @@ export {
   CallInterruptedError,
   InvalidArgumentError,
   PaginationRestartError,
+  PaginationStalledError,
+  type PaginationStallReason,
   type ResponseIssue,
   type CallState,
   type CallSent,
 } from './core/errors.js';
-export type { ApiPromise, CallOptions, ResponseMeta, WithResponse, Page, PagePromise, QueryValue } from './core/types.js';
+export type { ApiPromise, CallOptions, ResponseMeta, WithResponse, Page, LoosePage, PagePromise, QueryValue } from './core/types.js';
 export type { Logger, LogFields, LogLevel } from './core/logger.js';
 export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/token-store.js';
 export type { RequestLimiter } from './core/limiter.js';
@@ -103,7 +105,9 @@ export type {
 export type {
   OpenEnum,
   LooseResult,
-  LoosePage,
+  Loose,
+  LooseItem,
+  LooseNonObject,
   BalanceRow,
   BalancesEnvelope,
   WithdrawalOrder,
@@ -136,6 +140,6 @@ export type {
   ReportDetail,
   FaucetCredit,
 } from './schemas/index.js';
-export { isSlippageAction, isSupplementAction, isUnknownAction } from './schemas/index.js';
+export { isSlippageAction, isSupplementAction, isUnknownAction, isLooseObject } from './schemas/index.js';
 export { MemoryRateLimiter, type MemoryRateLimiterOptions, type BucketUsage } from './core/rate-limiter.js';
 export { systemClock, type Clock } from './core/clock.js';

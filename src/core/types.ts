@@ -79,6 +79,25 @@ export interface Page<T> {
 }
 
 /**
+ * One page of a list whose shape the spec does not show ("not shown": assumed a list envelope,
+ * but any JSON value is accepted and passed through). `shape` says what the service answered:
+ *
+ * - `envelope`: an object with a `data` array: its items, `next_cursor` (a string, else null)
+ *   and `has_more` (true only when the body says `true`);
+ * - `array`: a bare JSON array: its elements are the items, and it is the only page;
+ * - `other`: any other JSON value (an object without a `data` array, `null`, a string, a
+ *   number): no items, one page; read it from `body`.
+ *
+ * `body` is the whole response body as received, envelope fields included.
+ */
+export interface LoosePage<T> extends Page<T> {
+  /** What the service answered: a list envelope, a bare array, or another value. */
+  readonly shape: 'envelope' | 'array' | 'other';
+  /** The whole response body, as received. */
+  readonly body: unknown;
+}
+
+/**
  * Tells whether `next` may legitimately follow `previous` in a list's order. Used to detect the
  * spec's silent restart (an expired cursor returns the first page) instead of yielding duplicates.
  */
@@ -86,10 +105,16 @@ export type ListOrderCheck<T> = (previous: T, next: T) => boolean;
 
 /**
  * The object `list()` methods return: awaitable for the first page, async-iterable over items.
+ * Iteration raises `PaginationRestartError` when the service silently restarts the list (an
+ * expired cursor returns the first page) and `PaginationStalledError` when it makes no progress,
+ * instead of yielding duplicates or looping.
+ *
+ * @typeParam T - An item.
+ * @typeParam P - A page (a {@link LoosePage} for lists whose shape the spec does not show).
  */
-export interface PagePromise<T> extends PromiseLike<Page<T>>, AsyncIterable<T> {
+export interface PagePromise<T, P extends Page<T> = Page<T>> extends PromiseLike<P>, AsyncIterable<T> {
   /** Async iteration over whole pages. */
-  pages(): AsyncIterable<Page<T>>;
+  pages(): AsyncIterable<P>;
   /** Collects at most `max` items (a cap on the total, not a page size). */
   collect(max: number): Promise<T[]>;
 }
@@ -98,8 +123,8 @@ export interface PagePromise<T> extends PromiseLike<Page<T>>, AsyncIterable<T> {
 export interface ListArgs<T> extends CallArgs {
   /** Order check between consecutive items, for restart detection. */
   readonly order?: ListOrderCheck<T>;
-  /** Extracts a stable identity of an item, for restart detection when no order is known. */
-  readonly identity?: (item: T) => string;
+  /** Stable identity of an item for restart detection (default: its string `id`); undefined for none. */
+  readonly identity?: (item: T) => string | undefined;
 }
 
 /**
@@ -110,4 +135,9 @@ export interface EndpointCaller {
   call<T>(endpoint: EndpointDescriptor<T>, args?: CallArgs): ApiPromise<T>;
   /** Makes a keyset-paginated list call of an endpoint whose response is a page. */
   list<T>(endpoint: EndpointDescriptor<Page<T>>, args?: ListArgs<T>): PagePromise<T>;
+  /**
+   * A list call of an endpoint whose shape the spec does not show: any JSON body is accepted and
+   * turned into a {@link LoosePage} (its items validated by the descriptor's schema).
+   */
+  looseList<T>(endpoint: EndpointDescriptor<unknown>, args?: ListArgs<T>): PagePromise<T, LoosePage<T>>;
 }

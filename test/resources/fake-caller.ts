@@ -1,7 +1,8 @@
 /** A recording `EndpointCaller` that answers every call with a canned body, never touching HTTP. */
 import { ApiPromiseImpl } from '../../src/core/api-promise.js';
+import { toLoosePage } from '../../src/core/loose-page.js';
 import { PageIterator } from '../../src/core/pagination.js';
-import type { ApiPromise, CallArgs, EndpointCaller, ListArgs, Page, PagePromise } from '../../src/core/types.js';
+import type { ApiPromise, CallArgs, EndpointCaller, ListArgs, LoosePage, Page, PagePromise } from '../../src/core/types.js';
 import { Assets, MemberView, MerchantAccount, MerchantRemittances, Members, Reports, Sandbox } from '../../src/resources/index.js';
 import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
 import type { Root } from './samples.js';
@@ -30,6 +31,11 @@ export class FakeCaller implements EndpointCaller {
   list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T> = {}): PagePromise<T> {
     this.calls.push({ endpoint: endpoint, args, kind: 'list' });
     return new PageIterator<T>(async () => endpoint.response.parse(this.reply));
+  }
+
+  looseList<T>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T> = {}): PagePromise<T, LoosePage<T>> {
+    this.calls.push({ endpoint: endpoint, args, kind: 'list' });
+    return new PageIterator<T, LoosePage<T>>(async () => toLoosePage<T>(endpoint.response.parse(this.reply)));
   }
 }
 
