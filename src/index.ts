@@ -32,7 +32,17 @@ export {
   type CallState,
   type CallSent,
 } from './core/errors.js';
-export type { ApiPromise, CallOptions, ResponseMeta, WithResponse, Page, LoosePage, PagePromise, QueryValue } from './core/types.js';
+export type {
+  ApiPromise,
+  CallOptions,
+  ResponseMeta,
+  WithResponse,
+  Page,
+  LoosePage,
+  PagePromise,
+  PageResponse,
+  QueryValue,
+} from './core/types.js';
 export type { Logger, LogFields, LogLevel } from './core/logger.js';
 export type { TelemetryOptions, OpenTelemetryApi, OpenTelemetrySpan, OpenTelemetryAttributeValue } from './core/otel.js';
 export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/token-store.js';

@@ -1,8 +1,14 @@
 import { ListProgress, itemId } from './list-progress.js';
-import type { ListOrderCheck, Page, PagePromise } from './types.js';
+import type { ListOrderCheck, Page, PagePromise, PageResponse, WithResponse } from './types.js';
 
-/** Fetches the page after `cursor` (undefined: the first page). */
-export type PageFetcher<T, P extends Page<T> = Page<T>> = (cursor: string | undefined) => Promise<P>;
+/** Fetches the page after `cursor` (undefined: the first page), with its response metadata. */
+export type PageFetcher<T, P extends Page<T> = Page<T>> = (cursor: string | undefined) => Promise<WithResponse<P>>;
+
+/** The page with its response attached, not enumerable (kept out of its JSON and equality). */
+function withPageResponse<P extends object>({ data, response }: WithResponse<P>): P & PageResponse {
+  Object.defineProperty(data, 'response', { value: response, enumerable: false, configurable: true });
+  return data as P & PageResponse;
+}
 
 /** Options of a {@link PageIterator}. */
 export interface PageIteratorOptions<T> {
@@ -31,25 +37,44 @@ export interface PageIteratorOptions<T> {
 export class PageIterator<T, P extends Page<T> = Page<T>> implements PagePromise<T, P> {
   readonly #fetch: PageFetcher<T, P>;
   readonly #options: PageIteratorOptions<T>;
-  #first: Promise<P> | undefined;
+  #first: Promise<P & PageResponse> | undefined;
 
   constructor(fetch: PageFetcher<T, P>, options: PageIteratorOptions<T> = {}) {
     this.#fetch = fetch;
     this.#options = options;
   }
 
-  #firstPage(): Promise<P> {
-    return (this.#first ??= this.#fetch(this.#options.start));
+  #firstPage(): Promise<P & PageResponse> {
+    return (this.#first ??= this.#fetch(this.#options.start).then(withPageResponse));
   }
 
-  then<R1 = P, R2 = never>(
-    onfulfilled?: ((value: P) => R1 | PromiseLike<R1>) | null,
+  #next(cursor: string): Promise<P & PageResponse> {
+    return this.#fetch(cursor).then(withPageResponse);
+  }
+
+  then<R1 = P & PageResponse, R2 = never>(
+    onfulfilled?: ((value: P & PageResponse) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
-  ): PromiseLike<R1 | R2> {
+  ): Promise<R1 | R2> {
     return this.#firstPage().then(onfulfilled, onrejected);
   }
 
-  async *pages(): AsyncGenerator<P, void, undefined> {
+  catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<(P & PageResponse) | R> {
+    return this.#firstPage().catch(onrejected);
+  }
+
+  finally(onfinally?: (() => void) | null): Promise<P & PageResponse> {
+    return this.#firstPage().finally(onfinally);
+  }
+
+  /** Resolves with the first page and its response metadata. */
+  withResponse(): Promise<WithResponse<P>> {
+    return this.#firstPage().then((page) => ({ data: page, response: page.response }));
+  }
+
+  readonly [Symbol.toStringTag] = 'PagePromise';
+
+  async *pages(): AsyncGenerator<P & PageResponse, void, undefined> {
     const { start, order, identity, endpoint } = this.#options;
     const progress = new ListProgress<T>({ endpoint, order, start, identity: identity ?? itemId });
     let page = await this.#firstPage();
@@ -59,7 +84,7 @@ export class PageIterator<T, P extends Page<T> = Page<T>> implements PagePromise
       yield page;
       if (!page.has_more) return;
       cursor = progress.nextCursor(page, cursor);
-      page = await this.#fetch(cursor);
+      page = await this.#next(cursor);
       progress.accept(page, cursor);
     }
   }

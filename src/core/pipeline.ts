@@ -36,11 +36,13 @@ export class Pipeline implements EndpointCaller {
   }
 
   list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T> = {}): PagePromise<T> {
-    return this.#pages(endpoint, args, (cursor) => this.#run(endpoint, this.#pageArgs(args, cursor)).then((r) => r.data));
+    return this.#pages(endpoint, args, (cursor) => this.#run(endpoint, this.#pageArgs(args, cursor)));
   }
 
   looseList<T>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T> = {}): PagePromise<T, LoosePage<T>> {
-    return this.#pages(endpoint, args, (cursor) => this.#run(endpoint, this.#pageArgs(args, cursor)).then((r) => toLoosePage<T>(r.data)));
+    return this.#pages(endpoint, args, (cursor) =>
+      this.#run(endpoint, this.#pageArgs(args, cursor)).then((r) => ({ data: toLoosePage<T>(r.data), response: r.response })),
+    );
   }
 
   #pageArgs<T>(args: ListArgs<T>, cursor: string | undefined): CallArgs {

@@ -104,17 +104,38 @@ export interface LoosePage<T> extends Page<T> {
 export type ListOrderCheck<T> = (previous: T, next: T) => boolean;
 
 /**
- * The object `list()` methods return: awaitable for the first page, async-iterable over items.
+ * What a page of a list carries besides its own fields: the metadata of the response that
+ * brought it (request id, status, headers), as `withResponse()` gives for single calls. The
+ * property is not enumerable, so it is not part of the page's JSON, spreads or equality checks.
+ */
+export interface PageResponse {
+  /** Metadata of the response that carried this page. */
+  readonly response: ResponseMeta;
+}
+
+/**
+ * The object `list()` methods return: a real promise of the first page (`await`, `.then`,
+ * `.catch`, `.finally`), `withResponse()` for the first page and its response metadata, and an
+ * async iterable over every item of every page. The first request is made when the promise is
+ * first used or iterated. Each page exposes its own `response` ({@link PageResponse}).
+ *
  * Iteration raises `PaginationRestartError` when the service silently restarts the list (an
  * expired cursor returns the first page) and `PaginationStalledError` when it makes no progress,
  * instead of yielding duplicates or looping.
  *
  * @typeParam T - An item.
  * @typeParam P - A page (a {@link LoosePage} for lists whose shape the spec does not show).
+ *
+ * @example
+ * const first = await client.assets.list().catch(() => undefined);
+ * const { data: page, response } = await client.member('m_1').remittances.list().withResponse();
+ * for await (const p of client.reports.list().pages()) console.log(p.response.requestId, p.data.length);
  */
-export interface PagePromise<T, P extends Page<T> = Page<T>> extends PromiseLike<P>, AsyncIterable<T> {
-  /** Async iteration over whole pages. */
-  pages(): AsyncIterable<P>;
+export interface PagePromise<T, P extends Page<T> = Page<T>> extends Promise<P & PageResponse>, AsyncIterable<T> {
+  /** Resolves with the first page and the metadata of the response that carried it. */
+  withResponse(): Promise<WithResponse<P>>;
+  /** Async iteration over whole pages, each with its `response`. */
+  pages(): AsyncIterable<P & PageResponse>;
   /** Collects at most `max` items (a cap on the total, not a page size). */
   collect(max: number): Promise<T[]>;
 }

@@ -13,6 +13,8 @@ export interface RecordedCall {
   readonly kind: 'call' | 'list';
 }
 
+const FAKE_RESPONSE = { requestId: 'req_fake', status: 200, headers: {}, idempotencyKey: undefined, replayed: false, attempts: 1 };
+
 export class FakeCaller implements EndpointCaller {
   readonly calls: RecordedCall[] = [];
   reply: unknown = {};
@@ -30,12 +32,15 @@ export class FakeCaller implements EndpointCaller {
 
   list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T> = {}): PagePromise<T> {
     this.calls.push({ endpoint: endpoint, args, kind: 'list' });
-    return new PageIterator<T>(async () => endpoint.response.parse(this.reply));
+    return new PageIterator<T>(async () => ({ data: endpoint.response.parse(this.reply), response: FAKE_RESPONSE }));
   }
 
   looseList<T>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T> = {}): PagePromise<T, LoosePage<T>> {
     this.calls.push({ endpoint: endpoint, args, kind: 'list' });
-    return new PageIterator<T, LoosePage<T>>(async () => toLoosePage<T>(endpoint.response.parse(this.reply)));
+    return new PageIterator<T, LoosePage<T>>(async () => ({
+      data: toLoosePage<T>(endpoint.response.parse(this.reply)),
+      response: FAKE_RESPONSE,
+    }));
   }
 }
 
