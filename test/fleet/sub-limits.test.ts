@@ -83,19 +83,17 @@ describe.skipIf(REDIS_SERVER === undefined)('case 9 on Redis: a 429 pauses only 
   }
 
   const quote = (c: MerchantClient, member: string, signal?: AbortSignal) =>
-    c
-      .member(member)
-      .qrpay.quote(
-        {
-          funding_source: 'member',
-          code_value: '000201',
-          currency: 'THB',
-          amount: '350.00',
-          preferred_asset: 'USDT',
-          payer: { custName: 'A' },
-        },
-        signal ? { signal } : undefined,
-      );
+    c.member(member).qrpay.quote(
+      {
+        funding_source: 'member',
+        code_value: '000201',
+        currency: 'THB',
+        amount: '350.00',
+        preferred_asset: 'USDT',
+        payer: { custName: 'A' },
+      },
+      signal ? { signal } : undefined,
+    );
 
   it("instance A's QR-quote 429 for m_1: instance B still sends m_2's quote and a withdrawal; B's m_1 quote waits", async () => {
     const { a, other, connA, waited } = await fleet('cid_sub_qr');
