@@ -20,42 +20,56 @@ export interface OpenTelemetrySpan {
 export interface OpenTelemetryApi {
   /** `trace` of `@opentelemetry/api`. */
   readonly trace: {
+    /** A tracer for the SDK's spans. */
     getTracer(
       name: string,
       version?: string,
     ): {
+      /** Starts a span (one per call, one per token exchange). */
       startSpan(
         name: string,
         options?: { kind?: number; attributes?: Record<string, OpenTelemetryAttributeValue> },
         context?: unknown,
       ): OpenTelemetrySpan;
     };
+    /** A context holding `span`, so that the spans it starts are its children. */
     setSpan(context: unknown, span: OpenTelemetrySpan): unknown;
   };
   /** `metrics` of `@opentelemetry/api`. */
   readonly metrics: {
+    /** A meter for the SDK's instruments. */
     getMeter(
       name: string,
       version?: string,
     ): {
+      /** A counter (calls, retries, pauses). */
       createCounter(
         name: string,
         options?: { description?: string; unit?: string },
       ): {
+        /** Adds to the counter. */
         add(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
       };
+      /** A histogram (call durations). */
       createHistogram(
         name: string,
         options?: { description?: string; unit?: string },
       ): {
+        /** Records one value. */
         record(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
       };
     };
   };
   /** `context` of `@opentelemetry/api`. */
-  readonly context: { active(): unknown };
+  readonly context: {
+    /** The active context. */
+    active(): unknown;
+  };
   /** `propagation` of `@opentelemetry/api`. */
-  readonly propagation: { inject(context: unknown, carrier: Record<string, string>): void };
+  readonly propagation: {
+    /** Writes the context's trace headers into `carrier`. */
+    inject(context: unknown, carrier: Record<string, string>): void;
+  };
 }
 
 /** Client option: how the SDK reports to OpenTelemetry. */
