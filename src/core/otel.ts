@@ -20,29 +20,29 @@ export interface OpenTelemetrySpan {
 export interface OpenTelemetryApi {
   /** `trace` of `@opentelemetry/api`. */
   readonly trace: {
-    /** The tracer of an instrumentation scope. */
+    /** A tracer for the SDK's spans. */
     getTracer(
       name: string,
       version?: string,
     ): {
-      /** Starts a span, child of `context`. */
+      /** Starts a span (one per call, one per token exchange). */
       startSpan(
         name: string,
         options?: { kind?: number; attributes?: Record<string, OpenTelemetryAttributeValue> },
         context?: unknown,
       ): OpenTelemetrySpan;
     };
-    /** A context holding `span` (for propagation). */
+    /** A context holding `span`, so that the spans it starts are its children. */
     setSpan(context: unknown, span: OpenTelemetrySpan): unknown;
   };
   /** `metrics` of `@opentelemetry/api`. */
   readonly metrics: {
-    /** The meter of an instrumentation scope. */
+    /** A meter for the SDK's instruments. */
     getMeter(
       name: string,
       version?: string,
     ): {
-      /** A monotonic counter. */
+      /** A counter (calls, retries, pauses). */
       createCounter(
         name: string,
         options?: { description?: string; unit?: string },
@@ -50,19 +50,19 @@ export interface OpenTelemetryApi {
         /** Adds to the counter. */
         add(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
       };
-      /** A histogram. */
+      /** A histogram (call durations). */
       createHistogram(
         name: string,
         options?: { description?: string; unit?: string },
       ): {
-        /** Records a value. */
+        /** Records one value. */
         record(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
       };
     };
   };
   /** `context` of `@opentelemetry/api`. */
   readonly context: {
-    /** The active context (the parent of each call's span). */
+    /** The active context. */
     active(): unknown;
   };
   /** `propagation` of `@opentelemetry/api`. */

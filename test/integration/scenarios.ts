@@ -17,6 +17,7 @@ import {
   type ExportReport,
 } from '../../src/index.js';
 import type { Fault, Sandbox } from '../../src/testing/index.js';
+import { objectOf } from '../helpers/loose.js';
 import { attemptsOn, expectBuckets, expectConserved, sumOfBuckets, thrown, type Mode, type World } from './harness.js';
 
 /** Registers the whole scenario suite for one mode. */
@@ -119,7 +120,7 @@ export function describeScenarios(mode: Mode): void {
       expect(prepaid('USDT').toFixed()).toBe('5');
       expect(sandbox.state.effects).toHaveLength(0);
       const listed = await client.merchant.topups.list().collect(10);
-      expect(listed.map((t) => t['id'])).toContain(decl.id);
+      expect(listed.map((t) => objectOf(t)['id'])).toContain(decl.id);
       // The body went out exactly as given (amount text unchanged).
       expect(JSON.parse(sent('POST', '/v1/merchant/topups')[0]!.body)).toMatchObject({ amount: '250.50', channel: 'fiat' });
     });
@@ -127,7 +128,7 @@ export function describeScenarios(mode: Mode): void {
 
   describe(`[${mode.name}] members and deposits`, () => {
     it('creates a member, declares a deposit and reads it back in all eight buckets', async () => {
-      const created = await client.members.create({ external_member_id: 'shop-user-1' });
+      const created = objectOf(await client.members.create({ external_member_id: 'shop-user-1' }));
       expect(created).toMatchObject({ external_member_id: 'shop-user-1', status: 'active' });
       expect(String(created['id'])).toMatch(/^mem_/);
       const member = client.member('shop-user-1');
