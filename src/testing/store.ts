@@ -307,18 +307,28 @@ export interface Transfer {
   amount: Dec;
 }
 
+/**
+ * Fails with `code` unless the member's `bucket` holds at least `amount`. Reads without creating
+ * the account row: a refused debit leaves a member who never received funds with no rows
+ * (spec: `GET /v1/balances` returns only assets with account rows).
+ */
+function requireHeld(member: MemberRecord, asset: string, bucket: Bucket, amount: Dec, code: string): void {
+  const held = member.balances.get(asset)?.[bucket] ?? ZERO;
+  if (held.lt(amount)) fail(code, `${bucket} ${asset} balance is too low.`);
+}
+
 /** Moves an amount between buckets, failing with `code` when `from` holds less. */
 export function move(member: MemberRecord, { asset, from, to, amount }: Transfer, code = 'insufficient_balance'): void {
+  requireHeld(member, asset, from, amount, code);
   const row = rowOf(member, asset);
-  if (row[from].lt(amount)) fail(code, `${from} ${asset} balance is too low.`);
   row[from] = row[from].minus(amount);
   row[to] = row[to].plus(amount);
 }
 
 /** Takes `amount` out of a bucket (funds leave the member), failing with `code` if short. */
 export function debit(member: MemberRecord, asset: string, bucket: Bucket, amount: Dec, code = 'insufficient_balance'): void {
+  requireHeld(member, asset, bucket, amount, code);
   const row = rowOf(member, asset);
-  if (row[bucket].lt(amount)) fail(code, `${bucket} ${asset} balance is too low.`);
   row[bucket] = row[bucket].minus(amount);
 }
 
