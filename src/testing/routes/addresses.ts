@@ -7,6 +7,7 @@
 import { fail } from '../errors.js';
 import { iso, uuid } from '../ids.js';
 import type { AddressRecord } from '../store.js';
+import { charCount } from '../text.js';
 import type { RouteContext, RouteDef } from './context.js';
 import { owned } from './fields.js';
 
@@ -23,7 +24,7 @@ function readAddress(body: Record<string, unknown>): Record<string, string> {
     if (v === undefined || v === null || v === '') {
       if (required) problems.push({ key, reason: 'required' });
       else out[key] = '';
-    } else if (typeof v !== 'string' || v.length > 200) {
+    } else if (typeof v !== 'string' || charCount(v) > 200) {
       problems.push({ key, reason: 'invalid' });
     } else {
       out[key] = v;

@@ -10,6 +10,7 @@ import type { StoredResponse } from '../idempotency.js';
 import { Decimal, fmt, parsePositive } from '../money.js';
 import type { LineName } from '../state-types.js';
 import { prepaidOf } from '../store.js';
+import { charCount, firstChars } from '../text.js';
 import type { RouteDef } from './context.js';
 import { optString, staticList } from './fields.js';
 
@@ -46,7 +47,7 @@ export const merchantRoutes: RouteDef[] = [
       const amount = body['amount'];
       if (typeof amount !== 'string' || !TOPUP_AMOUNT.test(amount) || new Decimal(amount).lte(0)) invalidField('amount', 'invalid_amount');
       const ref = body['reference_no'];
-      if (ref !== undefined && ref !== null && (typeof ref !== 'string' || ref.length > 64)) invalidField('reference_no', 'too_long');
+      if (ref !== undefined && ref !== null && (typeof ref !== 'string' || charCount(ref) > 64)) invalidField('reference_no', 'too_long');
       const note = optString(body, 'note') ?? '';
       const merged = [typeof ref === 'string' && ref !== '' ? `${RECEIPT_PREFIX}${ref}` : '', note].filter((s) => s !== '').join(' ');
       const rec = {
@@ -54,7 +55,7 @@ export const merchantRoutes: RouteDef[] = [
         asset: asset.code,
         channel,
         amount_text: amount,
-        note: Array.from(merged).slice(0, 300).join(''),
+        note: firstChars(merged, 300),
         status: 'pending' as const,
         created_at: ctx.now,
       };
