@@ -5,7 +5,7 @@
  */
 import { ACTIVATION_LOCK_MS, ACTIVATION_MAX_FAILURES, closeCheck, closePhaseOf, externalIdOf, lockedUntilIso } from '../card-logic.js';
 import { fail } from '../errors.js';
-import { Decimal, fmt, type Dec } from '../money.js';
+import { fmt, parseAmount, type Dec } from '../money.js';
 import { move, type CardRecord } from '../store.js';
 import { cardView } from '../views.js';
 import type { RouteContext, RouteDef } from './context.js';
@@ -31,13 +31,17 @@ function setStatus(ctx: RouteContext, c: CardRecord, status: string): void {
   c.statusChangedAt = ctx.now;
 }
 
-/** Reads one limit: a bad amount string is 500 `api_error`, as the spec reports today. */
+/**
+ * Reads one limit. A string that is not an amount at all (`abc`, `1e3`, `-5`) is 500 `api_error`,
+ * as the limits section says the current implementation answers; an amount with an excess
+ * non-zero digit beyond the card's scale (`10.001` at scale 2) is 400 `invalid_request`, by the
+ * Conventions rule on request amounts (excess zeros are accepted).
+ */
 function limitValue(raw: unknown, key: string, c: CardRecord): Dec | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== 'string') fail('invalid_request', `${key} must be a decimal string`);
-  const ok = /^\d+(\.\d+)?$/.test(raw) && !/[^0]/.test(raw.split('.')[1]?.slice(c.scale) ?? '');
-  if (!ok) fail('api_error', 'Internal error.');
-  const v = new Decimal(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw)) fail('api_error', 'Internal error.');
+  const v = parseAmount(raw, c.scale, key);
   if (!v.isZero() && v.lt(1)) fail('invalid_fields', `${key} is below one currency unit.`);
   const max = c.maxLimits[key as 'single' | 'daily' | 'monthly'];
   if (v.gt(max)) fail('invalid_fields', `${key} exceeds the product maximum.`);
