@@ -61,6 +61,11 @@ export interface SandboxStats {
   readonly tokenExchangeAttempts: number;
   /** QR quotes that reached the (simulated) upstream, i.e. were not served from the 60 s memo. */
   readonly upstreamQrQuotes: number;
+  /**
+   * Bank searches that made a (simulated) external request to the directory, reachable or not:
+   * a query under 6 characters makes none.
+   */
+  readonly directorySearches: number;
 }
 
 /** The requests log: an array plus `clear()`. */
@@ -166,7 +171,7 @@ function initialStore(options: SandboxOptions, merchantId: string): Store {
     effects: [],
     seq: { kyc: 0, cpkyc: 0, vpa: 0 },
     cursorGeneration: 0,
-    stats: { tokenExchanges: 0, tokenExchangeAttempts: 0, upstreamQrQuotes: 0 },
+    stats: { tokenExchanges: 0, tokenExchangeAttempts: 0, upstreamQrQuotes: 0, directorySearches: 0 },
   };
 }
 

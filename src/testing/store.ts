@@ -266,7 +266,7 @@ export interface Store {
   effects: EffectRecord[];
   seq: { kyc: number; cpkyc: number; vpa: number };
   cursorGeneration: number;
-  stats: { tokenExchanges: number; tokenExchangeAttempts: number; upstreamQrQuotes: number };
+  stats: { tokenExchanges: number; tokenExchangeAttempts: number; upstreamQrQuotes: number; directorySearches: number };
 }
 
 /** New empty buckets. */
