@@ -167,6 +167,8 @@ function initialStore(options: SandboxOptions, merchantId: string): Store {
     conversionsByKey: new Map(),
     faucetByKey: new Map(),
     objects: new Map(),
+    qrCodes: new Map(),
+    qrBlocked: new Map(),
     qrMemo: new Map(),
     effects: [],
     seq: { kyc: 0, cpkyc: 0, vpa: 0 },

@@ -5,6 +5,7 @@
 import type { AssetTable } from './assets.js';
 import { fail } from './errors.js';
 import { Decimal, ZERO, type Dec } from './money.js';
+import type { QrCode } from './qr-codes.js';
 import type { ActionSeed, Bucket, ClosePhase, CorridorRecord, EffectRecord, KycStatus, LineName } from './state-types.js';
 
 // Keyed by Bucket, so that a bucket missing here fails to compile; in the spec's order.
@@ -261,6 +262,10 @@ export interface Store {
   faucetByKey: Map<string, Record<string, unknown>>;
   /** Other created objects of name-only endpoints, by id (exchange orders, QR payments...). */
   objects: Map<string, Record<string, unknown>>;
+  /** QR codes seeded with `state.seedQrCode()`, by payload. */
+  qrCodes: Map<string, QrCode>;
+  /** Seeded `blocked_reason` per asset (`USDT`) or per asset and member (`USDT|mem_...`). */
+  qrBlocked: Map<string, string>;
   /** QR quote memo: member|code|currency|amount -> quote and when it was made. */
   qrMemo: Map<string, { at: number; quote: Record<string, unknown> }>;
   effects: EffectRecord[];
