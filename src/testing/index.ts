@@ -40,6 +40,7 @@ export type {
   SandboxState,
   SeedCardInput,
   SeedMemberInput,
+  SeedQrCodeInput,
   SeedRemittanceInput,
   SeedReportsOptions,
 } from './state-types.js';

@@ -327,6 +327,28 @@ export interface ReportSnapshot {
   created_at: string;
 }
 
+/** Input of {@link SandboxState.seedQrCode}: a QR code the sandbox decodes and quotes. */
+export interface SeedQrCodeInput {
+  /** The payload to scan (default `sbxqr-seeded:<hex>`); pass it as `code_value`. */
+  code_value?: string;
+  /** Payee name (default `Sandbox Shop`). */
+  payee?: string;
+  /** Fiat currency of the code (default `SGD`); one the sandbox prices (USD, EUR, GBP, SGD, HKD, JPY, THB, PHP, CNY, VND). */
+  currency?: string;
+  /** Fixed amount in the code's currency; omitted makes a custom-amount code. */
+  amount?: AmountInput;
+  /** `true`: the payer enters the amount (`currency` and `amount` in the quote). Default: no `amount` given. */
+  amount_editable?: boolean;
+  /** Smallest custom amount accepted, in the code's currency (`amount_out_of_range` below it). */
+  min_amount?: AmountInput;
+  /** Largest custom amount accepted, in the code's currency (`amount_out_of_range` above it). */
+  max_amount?: AmountInput;
+  /** Non-empty: the code cannot proceed through this API (quotes answer `product_not_available`). */
+  required_payer_fields?: string[];
+  /** QR standard reported by decode (default `SANDBOX`). */
+  scheme?: string;
+}
+
 /** Seed-and-inspect API of the sandbox (`sandbox.state`). */
 export interface SandboxState {
   /** The merchant: custody, status, prepaid balances, lines. */
@@ -423,6 +445,14 @@ export interface SandboxState {
   }): string;
   /** Seeds a shipping address; returns its id. */
   seedAddress(member: string, fields: Record<string, string>, isDefault?: boolean): string;
+  /** Registers a QR code (fixed or custom amount, bounds, payer fields); returns its payload. */
+  seedQrCode(input?: SeedQrCodeInput): string;
+  /**
+   * Sets (or clears, with null) the `blocked_reason` of an asset: quotes whose chosen asset it is
+   * carry it, and payments with it answer that code at once (e.g. `limit_exceeded`, `kyc_required`).
+   * With `member`, for that member only; otherwise for every member.
+   */
+  setQrBlockedReason(asset: string, reason: string | null, member?: string): void;
   /** Applies expiries due at the current sandbox time (normally automatic). */
   sweep(): void;
 }

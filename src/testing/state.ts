@@ -12,6 +12,7 @@ import type { SeedContext } from './seed/context.js';
 import { memberSeeds, memberSnap } from './seed/members.js';
 import { merchantSeeds, merchantSnap } from './seed/merchant.js';
 import { remittanceSeeds } from './seed/remittances.js';
+import { qrSeeds } from './seed/qrpay.js';
 import { reportSeeds, reportsNewestFirst } from './seed/reports.js';
 import type { SandboxState } from './state-types.js';
 import type { Store } from './store.js';
@@ -48,6 +49,7 @@ export function createState(store: Store, now: () => number, emit: (e: EmitReque
     ...remittanceSeeds(seed),
     ...reportSeeds(seed),
     ...addressSeeds(seed),
+    ...qrSeeds(seed),
     sweep() {
       sweep(store, now(), emit);
     },

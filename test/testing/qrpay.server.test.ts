@@ -1,6 +1,6 @@
 /**
  * QR payments through the SDK over server mode: no usable debit asset, the merchant-funded fee
- * semantics.
+ * semantics, custom-amount codes and a seeded `blocked_reason`.
  */
 import { describe, expect, it } from 'vitest';
 import { isApiError } from '../../src/index.js';
@@ -73,5 +73,73 @@ describe('merchant-funded fee (spec: fee is the same-asset fee included in custo
     });
     await client.member(m.id).qrpay.pay({ code_value: CAFE, funding_source: 'merchant' });
     expect(sandbox.state.merchant.prepaid).toMatchObject({ USDT: { available: '0.000000' }, USDC: { available: '0.950000' } });
+  });
+});
+
+describe('custom-amount QR codes (seedQrCode)', () => {
+  it('decodes as amount_editable and quotes the amount and currency given, within the seeded bounds', async () => {
+    const { sandbox, client } = await serve();
+    const m = sandbox.state.seedMember({ balances: { USDT: { available: '1000' } } });
+    const code = sandbox.state.seedQrCode({ payee: 'Kopi', currency: 'SGD', min_amount: '1', max_amount: '500' });
+    const qr = client.member(m.id).qrpay;
+    expect(await qr.decode({ code_value: code })).toMatchObject({ payee: 'Kopi', currency: 'SGD', amount: null, amount_editable: true });
+    const quote = await qr.quote({ code_value: code, amount: '13.5' });
+    expect(quote).toMatchObject({ payee: 'Kopi', acquirer_currency: 'SGD', acquirer_amount: '13.50' });
+    // 13.50 SGD at 1.35 per USD is 10 USD: the member-funded total is 10 × 1.005 + 0.01 fee.
+    expect(quote.chosen).toMatchObject({ asset: 'USDT', customer_total: '10.060000', fee: '0.010000' });
+    expect((await qr.quote({ code_value: code, currency: 'usd', amount: '10' })).acquirer_currency).toBe('USD');
+    const upstream = sandbox.stats.upstreamQrQuotes;
+    await qr.quote({ code_value: code, amount: '13.5' });
+    expect(sandbox.stats.upstreamQrQuotes).toBe(upstream);
+  });
+
+  it('refuses a missing amount, too many decimals, an amount out of bounds and an unpriced currency', async () => {
+    const { sandbox, client } = await serve();
+    const m = sandbox.state.seedMember({ balances: { USDT: { available: '1000' } } });
+    const code = sandbox.state.seedQrCode({ currency: 'SGD', min_amount: '1', max_amount: '500' });
+    const qr = client.member(m.id).qrpay;
+    const code400 = async (params: Parameters<typeof qr.quote>[0]): Promise<string | undefined> =>
+      ((await thrownBy(() => qr.quote(params))) as { code?: string }).code;
+    expect(await code400({ code_value: code })).toBe('invalid_request');
+    expect(await code400({ code_value: code, amount: '13.555' })).toBe('invalid_request');
+    expect(await code400({ code_value: code, amount: '0.5' })).toBe('amount_out_of_range');
+    expect(await code400({ code_value: code, amount: '500.01' })).toBe('amount_out_of_range');
+    // 400 USD is 540 SGD: above the bound in the code's currency.
+    expect(await code400({ code_value: code, currency: 'USD', amount: '400' })).toBe('amount_out_of_range');
+    expect(await code400({ code_value: code, currency: 'XAU', amount: '10' })).toBe('corridor_not_supported');
+    expect(await code400({ code_value: CAFE, amount: '10' })).toBe('invalid_request');
+    expect(await code400({ code_value: CAFE, currency: 'THB' })).toBe('invalid_request');
+    expect(sandbox.state.countEffects()).toBe(0);
+  });
+});
+
+describe('blocked_reason on the chosen asset (setQrBlockedReason)', () => {
+  it('the quote carries it, a payment with that asset answers the code at once, another asset pays', async () => {
+    const { sandbox, client } = await serve();
+    const m = sandbox.state.seedMember({ balances: { USDT: { available: '100' }, USDC: { available: '100' } } });
+    sandbox.state.setQrBlockedReason('USDT', 'limit_exceeded');
+    const qr = client.member(m.id).qrpay;
+    const quote = await qr.quote({ code_value: CAFE });
+    expect(quote.chosen.asset).toBe('USDT');
+    expect(quote.blocked_reason).toBe('limit_exceeded');
+    const err = await thrownBy(() => qr.pay({ code_value: CAFE }));
+    expect(isApiError(err, 'limit_exceeded')).toBe(true);
+    expect(sandbox.state.countEffects()).toBe(0);
+    expect(sandbox.state.balance(m.id, 'USDT').available).toBe('100.000000');
+    // It applies only to chosen: with USDC preferred the quote is clear and the payment goes through.
+    expect((await qr.quote({ code_value: CAFE, preferred_asset: 'USDC' })).blocked_reason).toBe('');
+    await qr.pay({ code_value: CAFE, preferred_asset: 'USDC' });
+    expect(sandbox.state.balance(m.id, 'USDC').available).toBe('89.940000');
+  });
+
+  it('a reason seeded for one member leaves the others clear, and null clears it', async () => {
+    const { sandbox, client } = await serve();
+    const a = sandbox.state.seedMember({ balances: { USDT: { available: '100' } } });
+    const b = sandbox.state.seedMember({ balances: { USDT: { available: '100' } } });
+    sandbox.state.setQrBlockedReason('USDT', 'kyc_required', a.id);
+    expect((await client.member(a.id).qrpay.quote({ code_value: CAFE })).blocked_reason).toBe('kyc_required');
+    expect((await client.member(b.id).qrpay.quote({ code_value: CAFE })).blocked_reason).toBe('');
+    sandbox.state.setQrBlockedReason('USDT', null, a.id);
+    expect((await client.member(a.id).qrpay.quote({ code_value: CAFE })).blocked_reason).toBe('');
   });
 });
