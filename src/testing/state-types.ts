@@ -269,6 +269,12 @@ export interface SeedRemittanceInput {
     /** Extra hold for the balance check. */
     extra_locked?: AmountInput;
   };
+  /**
+   * The order is in `needs_reconfirm` but cannot be canceled (a settlement journal exists, the
+   * locking journal is missing, or its status changed meanwhile): cancel answers 400
+   * `state_invalid`. Without it, cancel outside `needs_reconfirm` answers the current 500.
+   */
+  cancel_blocked?: boolean;
   /** Reconfirmation rounds already used (3 or more: `too_many_rounds`). */
   rounds?: number;
   /** When the order entered `needs_reconfirm` (ms); the 4-hour window counts from it. Default now. */

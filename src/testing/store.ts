@@ -140,6 +140,8 @@ export interface RemittanceRecord {
   supplement: { round: number; status: 'PENDING' | 'SUBMITTED'; created_at: number; submitted_at: number | undefined } | undefined;
   slippage: { moved_bps: number; slippage_bps: number; new_total: Dec; extra_charge: Dec; extra_locked: Dec };
   needsReconfirmSince: number;
+  /** Cancel answers 400 `state_invalid` although the order is in `needs_reconfirm`. */
+  cancelBlocked: boolean;
   rounds: number;
   created_at: number;
 }

@@ -3,7 +3,7 @@
  * BIC-shaped name choice), the agreement's language fallback, and cancel's two refusals.
  */
 import { describe, expect, it } from 'vitest';
-import { isApiError } from '../../src/index.js';
+import { isApiError, type ApiError } from '../../src/index.js';
 import { servedWorlds, thrownBy } from './served.js';
 
 const serve = servedWorlds();
@@ -38,5 +38,35 @@ describe('GET /v1/remit/swift-search', () => {
     const { client } = await serve();
     expect((await client.remittances.swiftSearch({ q: 'Barclays', country: 'GB' })).banks).toHaveLength(2);
     expect((await client.remittances.swiftSearch({ q: 'Barclays Bank', country: 'DE' })).banks).toEqual([]);
+  });
+});
+
+describe('POST /v1/remittances/{id}/cancel', () => {
+  it('outside needs_reconfirm: the current 500 api_error, sent once, nothing moves, the key not kept', async () => {
+    const { sandbox, client } = await serve();
+    const m = sandbox.state.seedMember({ balances: { USDT: { available: '5' } } });
+    const order = sandbox.state.seedRemittance({ member: m.id, status: 'processing', amount: '40' });
+    const key = '0b0e7f6c-7d7e-4c1a-9b4b-0d3c1a2b3c4d';
+    const err = await thrownBy(() => client.member(m.id).remittances.cancel(order.id, { idempotencyKey: key }));
+    expect(isApiError(err, 'api_error')).toBe(true);
+    expect((err as ApiError).attempts).toBe(1);
+    expect(sandbox.requests.filter((r) => r.path.endsWith('/cancel'))).toHaveLength(1);
+    expect(sandbox.state.balance(m.id, 'USDT')).toMatchObject({ available: '5.000000', locked: '40.000000' });
+    expect(sandbox.state.remittance(order.id)?.status).toBe('processing');
+    // 5xx outcomes are not stored under the key: the same key runs again (and fails the same way).
+    const again = await thrownBy(() => client.member(m.id).remittances.cancel(order.id, { idempotencyKey: key }));
+    expect((again as ApiError).replayed).toBe(false);
+    expect(sandbox.state.countEffects()).toBe(0);
+  });
+
+  it('needs_reconfirm but blocked (seeded cancel_blocked): 400 state_invalid, nothing moves', async () => {
+    const { sandbox, client } = await serve();
+    const m = sandbox.state.seedMember();
+    const order = sandbox.state.seedRemittance({ member: m.id, amount: '40', cancel_blocked: true });
+    const err = await thrownBy(() => client.member(m.id).remittances.cancel(order.id));
+    expect(isApiError(err, 'state_invalid')).toBe(true);
+    expect((err as ApiError).attempts).toBe(1);
+    expect(sandbox.state.remittance(order.id)?.status).toBe('needs_reconfirm');
+    expect(sandbox.state.balance(m.id, 'USDT')).toMatchObject({ available: '0.000000', locked: '40.000000' });
   });
 });
