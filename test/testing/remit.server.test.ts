@@ -41,6 +41,34 @@ describe('GET /v1/remit/swift-search', () => {
   });
 });
 
+describe('GET /v1/remit/vp/agreement', () => {
+  it('falls back through en, then zh-Hans; the intro falls back on its own chain (sandbox choice)', async () => {
+    const { sandbox, client } = await serve();
+    sandbox.state.setAgreement(
+      { fr: { title: 'Accord', body: 'fr' }, 'zh-Hans': { title: '协议', body: 'zh' } },
+      { en: { title: 'Intro', body: 'en' } },
+    );
+    const fr = await client.remittances.agreement({ lang: 'fr' });
+    expect(fr.agreement.lang).toBe('fr');
+    // The agreement has no en: zh-Hans. The intro has no fr: en, another language than the agreement.
+    expect(fr.intro).toEqual({ lang: 'en', title: 'Intro', body: 'en' });
+    const ja = await client.remittances.agreement({ lang: 'ja' });
+    expect([ja.agreement.lang, ja.intro?.lang]).toEqual(['zh-Hans', 'en']);
+    // No intro in any language of the chain: null.
+    sandbox.state.setAgreement({ en: { title: 'Agreement', body: 'en' } }, { ko: { title: '소개', body: 'ko' } });
+    const en = await client.remittances.agreement({ lang: 'fr' });
+    expect(en).toEqual({ agreement: { lang: 'en', title: 'Agreement', body: 'en' }, intro: null });
+  });
+
+  it('an agreement in none of the chain’s languages is 503 service_unavailable', async () => {
+    const { sandbox, client } = await serve();
+    sandbox.state.setAgreement({ ko: { title: '협약', body: 'ko' } });
+    const err = await thrownBy(() => client.remittances.agreement({ lang: 'fr' }));
+    expect(isApiError(err, 'service_unavailable')).toBe(true);
+    expect((err as ApiError).status).toBe(503);
+  });
+});
+
 describe('POST /v1/remittances/{id}/cancel', () => {
   it('outside needs_reconfirm: the current 500 api_error, sent once, nothing moves, the key not kept', async () => {
     const { sandbox, client } = await serve();

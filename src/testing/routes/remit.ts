@@ -165,6 +165,32 @@ function searchBanks(ctx: RouteContext): RouteResult {
   });
 }
 
+/**
+ * `GET /v1/remit/vp/agreement`. The agreement's language is the requested one (`lang`, else the
+ * first `Accept-Language` tag, exact or by its primary subtag), then `en`, then `zh-Hans` (spec);
+ * none of these configured is 503 `service_unavailable`. Sandbox's choice, where the spec is
+ * silent: the intro falls back along the same chain on its own, so it may come in another
+ * language than the agreement (`fr` agreement, `en` intro), and it is null only when none of the
+ * chain's languages has an intro.
+ */
+function agreementText(ctx: RouteContext): RouteResult {
+  const { agreement, intro } = ctx.store.merchant;
+  const lang = agreement ? pickLang(ctx, agreement) : undefined;
+  const text = lang !== undefined ? agreement?.[lang] : undefined;
+  if (lang === undefined || text === undefined) {
+    fail('service_unavailable', 'The agreement is not configured.', { status: 503 });
+  }
+  const introLang = intro ? pickLang(ctx, intro) : undefined;
+  const introText = introLang !== undefined ? intro?.[introLang] : undefined;
+  return {
+    status: 200,
+    body: {
+      agreement: { lang, title: text.title, body: text.body },
+      intro: introLang !== undefined && introText ? { lang: introLang, title: introText.title, body: introText.body } : null,
+    },
+  };
+}
+
 /** Remittance setup routes. */
 export const remitRoutes: RouteDef[] = [
   {
@@ -201,23 +227,7 @@ export const remitRoutes: RouteDef[] = [
     scope: 'remittances:read',
     member: 'none',
     idempotency: 'none',
-    handler(ctx) {
-      const { agreement, intro } = ctx.store.merchant;
-      const lang = agreement ? pickLang(ctx, agreement) : undefined;
-      const text = lang !== undefined ? agreement?.[lang] : undefined;
-      if (lang === undefined || text === undefined) {
-        fail('service_unavailable', 'The agreement is not configured.', { status: 503 });
-      }
-      const introLang = intro ? pickLang(ctx, intro) : undefined;
-      const introText = introLang !== undefined ? intro?.[introLang] : undefined;
-      return {
-        status: 200,
-        body: {
-          agreement: { lang, title: text.title, body: text.body },
-          intro: introLang !== undefined && introText ? { lang: introLang, title: introText.title, body: introText.body } : null,
-        },
-      };
-    },
+    handler: agreementText,
   },
   {
     method: 'POST',
