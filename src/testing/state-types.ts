@@ -386,6 +386,12 @@ export interface SandboxState {
   openVpAccount(member: string): void;
   /** Suspends a member: it then reads as `member_not_found`. */
   suspendMember(member: string): void;
+  /**
+   * Sets (or clears, with null) a member's own withdrawal limits in one asset. A withdrawal above
+   * `single`, or that would take the member's withdrawals of the UTC day (failed ones excepted)
+   * above `daily`, answers 400 `limit_exceeded` with `limit_scope: member` and `limit_type`.
+   */
+  setWithdrawalLimits(member: string, asset: string, limits: { single?: AmountInput; daily?: AmountInput } | null): void;
 
   /** Sets the merchant custody model. */
   setCustody(custody: 'merchant_hosted' | 'platform'): void;

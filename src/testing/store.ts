@@ -61,6 +61,14 @@ export interface MemberRecord {
   vpApplication: { id: string; status: string; agreed_at: number } | undefined;
   vpAccountOpened: boolean;
   paymentPriorities: string[];
+  /** Per-asset withdrawal limits of this member (`limit_exceeded`, `limit_scope: member`). */
+  withdrawLimits: Map<string, MemberWithdrawLimit>;
+}
+
+/** A member's withdrawal limits in one asset; undefined means no limit of that type. */
+export interface MemberWithdrawLimit {
+  single: Dec | undefined;
+  daily: Dec | undefined;
 }
 
 /** A withdrawal order; `confirmed` and `failed` are simulator names (the spec shows none). */
@@ -377,6 +385,7 @@ export function newMember(id: string, externalId: string, now: number): MemberRe
     vpApplication: undefined,
     vpAccountOpened: false,
     paymentPriorities: ['USDT', 'USDC'],
+    withdrawLimits: new Map(),
   };
 }
 

@@ -8,6 +8,7 @@ import { iso, uuid } from '../ids.js';
 import { fmt, parsePositive } from '../money.js';
 import { adjust, debit, move, type WithdrawalRecord } from '../store.js';
 import { withdrawalView } from '../views.js';
+import { checkMemberWithdrawLimit } from '../withdrawal-limits.js';
 import type { RouteContext, RouteDef } from './context.js';
 import { optString, owned, reqString, staticList, withPrefix } from './fields.js';
 
@@ -15,7 +16,13 @@ function withdrawalFor(ctx: RouteContext): WithdrawalRecord {
   return owned(ctx.store.withdrawals, withPrefix(ctx.params['id'] ?? '', 'wdr_'), ctx.member);
 }
 
-/** Settles a locked withdrawal: `confirm` clears the hold, `fail` returns it to available. */
+/**
+ * Settles a locked withdrawal: `confirm` clears the hold, `fail` returns it to available (spec).
+ * Sandbox's choice, where the spec is silent (it names no final state and no second exit):
+ * confirming or failing a withdrawal that is no longer `locked` (already confirmed or failed) is
+ * 400 `state_invalid` and moves nothing; the final states are named `confirmed` and `failed`.
+ * The same idempotency key still replays the first outcome.
+ */
 function settle(ctx: RouteContext, outcome: 'confirmed' | 'failed'): { status: number; body: unknown } {
   const w = withdrawalFor(ctx);
   if (w.status !== 'locked') fail('state_invalid', `Withdrawal is ${w.status}.`);
@@ -97,6 +104,7 @@ export const fundsRoutes: RouteDef[] = [
       const toAddress = reqString(body, 'to_address', 200);
       if (!ctx.store.merchant.lines.withdraw) fail('service_unavailable', 'The withdraw line is unavailable.');
       if (member.restricted) fail('request_rejected', 'The request was rejected.');
+      checkMemberWithdrawLimit(ctx.store, member, asset.code, amount, ctx.now);
       move(member, { asset: asset.code, from: 'available', to: 'withdrawing', amount });
       const w: WithdrawalRecord = {
         id: `wdr_${uuid()}`,
