@@ -177,6 +177,8 @@ export const merchantRoutes: RouteDef[] = [
     path: '/v1/sandbox/faucet',
     member: 'none',
     idempotency: 'required',
+    // Live credentials always get 404 not_found: the token's key decides, not the host (spec).
+    sandboxOnly: true,
     replay: markDuplicated,
     handler(ctx) {
       const key = ctx.idempotencyKey ?? '';
