@@ -39,6 +39,7 @@ export type {
   SandboxMember,
   SandboxState,
   SeedCardInput,
+  SeedCardProductInput,
   SeedMemberInput,
   SeedQrCodeInput,
   SeedRemittanceInput,

@@ -225,6 +225,30 @@ export interface CardSnapshot {
   };
 }
 
+/** Input of {@link SandboxState.seedCardProduct}; every field is optional. */
+export interface SeedCardProductInput {
+  /** Id with or without `cpd_` (default `cpd_sbx_<n>`). */
+  id?: string;
+  /** Display name. */
+  name?: string;
+  /** `virtual` (default) or `physical`. */
+  form?: 'virtual' | 'physical';
+  /** Card currency (default `USD`). */
+  currency?: string;
+  /** Issuing country (default `SG`); quick KYC bindings for the product use it. */
+  country?: string;
+  /** KYC level the product requires (default 1). */
+  kyc_level?: number;
+  /** Issuance fee in USDT (default 5). */
+  issuance_fee?: AmountInput;
+  /** Minimum initial top-up (default 10). */
+  min_initial_topup?: AmountInput;
+  /** Product-level spending limit maximums (defaults 5000, 10000, 50000). */
+  max?: { single?: AmountInput; daily?: AmountInput; monthly?: AmountInput };
+  /** False: withdrawn from sale (`product_not_available`). Default true. */
+  enabled?: boolean;
+}
+
 /** Input of {@link SandboxState.seedRemittance}. */
 export interface SeedRemittanceInput {
   /** Owner (id or external id). */
@@ -432,6 +456,11 @@ export interface SandboxState {
   /** False: bank search answers `unavailable: true`. */
   setDirectoryAvailable(available: boolean): void;
 
+  /**
+   * Adds (or replaces, by id) a card product of `GET /v1/cards/products`, returning its `cpd_` id.
+   * KYC submissions name it as `card_product_id`; a disabled one answers `product_not_available`.
+   */
+  seedCardProduct(input?: SeedCardProductInput): string;
   /** Creates a card and returns its snapshot. */
   seedCard(input: SeedCardInput): CardSnapshot;
   /** A card snapshot by id. */

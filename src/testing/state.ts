@@ -11,6 +11,7 @@ import { catalogueSeeds } from './seed/catalogue.js';
 import type { SeedContext } from './seed/context.js';
 import { memberSeeds, memberSnap } from './seed/members.js';
 import { merchantSeeds, merchantSnap } from './seed/merchant.js';
+import { productSeeds } from './seed/products.js';
 import { remittanceSeeds } from './seed/remittances.js';
 import { qrSeeds } from './seed/qrpay.js';
 import { reportSeeds, reportsNewestFirst } from './seed/reports.js';
@@ -45,6 +46,7 @@ export function createState(store: Store, now: () => number, emit: (e: EmitReque
     ...memberSeeds(seed),
     ...merchantSeeds(seed),
     ...catalogueSeeds(seed),
+    ...productSeeds(seed),
     ...cardSeeds(seed),
     ...remittanceSeeds(seed),
     ...reportSeeds(seed),
