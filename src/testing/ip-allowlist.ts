@@ -13,7 +13,7 @@ function ipv4(text: string): number[] | undefined {
 }
 
 /** The caller's address as compared: an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`) is its IPv4. */
-export function normalizeIp(ip: string): string {
+function normalizeIp(ip: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   return mapped?.[1] ?? ip.toLowerCase();
 }

@@ -66,7 +66,7 @@ export interface MemberRecord {
 }
 
 /** A member's withdrawal limits in one asset; undefined means no limit of that type. */
-export interface MemberWithdrawLimit {
+interface MemberWithdrawLimit {
   single: Dec | undefined;
   daily: Dec | undefined;
 }
