@@ -243,8 +243,15 @@ export interface SeedCardProductInput {
   issuance_fee?: AmountInput;
   /** Minimum initial top-up (default 10). */
   min_initial_topup?: AmountInput;
-  /** Product-level spending limit maximums (defaults 5000, 10000, 50000). */
-  max?: { single?: AmountInput; daily?: AmountInput; monthly?: AmountInput };
+  /** Product-level spending limit maximums. */
+  max?: {
+    /** Per-transaction maximum (default 5000). */
+    single?: AmountInput;
+    /** Daily maximum (default 10000). */
+    daily?: AmountInput;
+    /** Monthly maximum (default 50000). */
+    monthly?: AmountInput;
+  };
   /** False: withdrawn from sale (`product_not_available`). Default true. */
   enabled?: boolean;
 }
