@@ -20,42 +20,56 @@ export interface OpenTelemetrySpan {
 export interface OpenTelemetryApi {
   /** `trace` of `@opentelemetry/api`. */
   readonly trace: {
+    /** The tracer of an instrumentation scope. */
     getTracer(
       name: string,
       version?: string,
     ): {
+      /** Starts a span, child of `context`. */
       startSpan(
         name: string,
         options?: { kind?: number; attributes?: Record<string, OpenTelemetryAttributeValue> },
         context?: unknown,
       ): OpenTelemetrySpan;
     };
+    /** A context holding `span` (for propagation). */
     setSpan(context: unknown, span: OpenTelemetrySpan): unknown;
   };
   /** `metrics` of `@opentelemetry/api`. */
   readonly metrics: {
+    /** The meter of an instrumentation scope. */
     getMeter(
       name: string,
       version?: string,
     ): {
+      /** A monotonic counter. */
       createCounter(
         name: string,
         options?: { description?: string; unit?: string },
       ): {
+        /** Adds to the counter. */
         add(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
       };
+      /** A histogram. */
       createHistogram(
         name: string,
         options?: { description?: string; unit?: string },
       ): {
+        /** Records a value. */
         record(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
       };
     };
   };
   /** `context` of `@opentelemetry/api`. */
-  readonly context: { active(): unknown };
+  readonly context: {
+    /** The active context (the parent of each call's span). */
+    active(): unknown;
+  };
   /** `propagation` of `@opentelemetry/api`. */
-  readonly propagation: { inject(context: unknown, carrier: Record<string, string>): void };
+  readonly propagation: {
+    /** Writes the context's trace headers into `carrier`. */
+    inject(context: unknown, carrier: Record<string, string>): void;
+  };
 }
 
 /** Client option: how the SDK reports to OpenTelemetry. */
