@@ -191,6 +191,65 @@ function agreementText(ctx: RouteContext): RouteResult {
   };
 }
 
+/** `POST /v1/remit/quotes`. */
+function quoteRemittance(ctx: RouteContext): RouteResult {
+  const body = ctx.json();
+  const line = body['line'] === 'pobo' ? 'pobo' : 'express';
+  const country = reqString(body, 'country');
+  const currency = reqString(body, 'currency');
+  const corridor = ctx.store.corridors.find((c) => c.country === country && c.currency === currency && c.lines.includes(line));
+  if (!corridor || FIAT_PER_USD[currency] === undefined) fail('corridor_not_supported', 'The remittance corridor is not available.');
+  const source = ctx.store.assets.requireEnabled(body['source_asset'] ?? 'USDT', 'source_asset');
+  const receive = parsePositive(body['receive_amount'], 2, 'receive_amount');
+  const principal = ceilTo(usdToAsset(fiatToUsd(receive, currency), source.code), source.ledger_scale);
+  const fee = Decimal.max(ceilTo(principal.mul('0.005'), source.ledger_scale), new Decimal('1'));
+  return {
+    status: 200,
+    body: {
+      id: `rmq_${uuid()}`,
+      line,
+      country,
+      currency,
+      source_asset: source.code,
+      source_amount: fmt(principal, source.ledger_scale),
+      fee: fmt(fee, source.ledger_scale),
+      total: fmt(principal.plus(fee), source.ledger_scale),
+      receive_amount: fmt(receive, 2),
+      // The spec's upstream quote lifetime: 75 seconds.
+      expires_at: iso(ctx.now + 75_000),
+    },
+  };
+}
+
+/** `POST /v1/remit/payees`. */
+function createPayee(ctx: RouteContext): RouteResult {
+  const body = ctx.json();
+  const m = ctx.requireMember();
+  const c = corridorFor(ctx.store, body['country'], body['currency'], body['payment_method'], body['clearing_system']);
+  const clearing = String(body['clearing_system']);
+  const given = body['fields'];
+  const values = typeof given === 'object' && given !== null && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
+  const missing = formFields(clearing).filter((f) => f.required && (typeof values[f.key] !== 'string' || values[f.key] === ''));
+  if (missing.length > 0) {
+    fail('invalid_fields', 'Some payee fields are invalid.', {
+      extra: { fields: missing.map((f) => ({ key: f.key, reason: 'required' })), reason: 'required' },
+    });
+  }
+  const id = `pye_${uuid()}`;
+  const out = {
+    id,
+    country: c.country,
+    currency: c.currency,
+    payment_method: c.payment_method,
+    clearing_system: clearing,
+    status: 'active',
+    nickname: optString(body, 'nickname') ?? '',
+    created_at: iso(ctx.now),
+  };
+  ctx.store.objects.set(id, { ...out, memberId: m.id });
+  return { status: 201, body: out };
+}
+
 /** Remittance setup routes. */
 export const remitRoutes: RouteDef[] = [
   {
@@ -254,34 +313,7 @@ export const remitRoutes: RouteDef[] = [
     scope: 'remittances:write',
     member: 'optional',
     idempotency: 'none',
-    handler(ctx) {
-      const body = ctx.json();
-      const line = body['line'] === 'pobo' ? 'pobo' : 'express';
-      const country = reqString(body, 'country');
-      const currency = reqString(body, 'currency');
-      const corridor = ctx.store.corridors.find((c) => c.country === country && c.currency === currency && c.lines.includes(line));
-      if (!corridor || FIAT_PER_USD[currency] === undefined) fail('corridor_not_supported', 'The remittance corridor is not available.');
-      const source = ctx.store.assets.requireEnabled(body['source_asset'] ?? 'USDT', 'source_asset');
-      const receive = parsePositive(body['receive_amount'], 2, 'receive_amount');
-      const principal = ceilTo(usdToAsset(fiatToUsd(receive, currency), source.code), source.ledger_scale);
-      const fee = Decimal.max(ceilTo(principal.mul('0.005'), source.ledger_scale), new Decimal('1'));
-      return {
-        status: 200,
-        body: {
-          id: `rmq_${uuid()}`,
-          line,
-          country,
-          currency,
-          source_asset: source.code,
-          source_amount: fmt(principal, source.ledger_scale),
-          fee: fmt(fee, source.ledger_scale),
-          total: fmt(principal.plus(fee), source.ledger_scale),
-          receive_amount: fmt(receive, 2),
-          // The spec's upstream quote lifetime: 75 seconds.
-          expires_at: iso(ctx.now + 75_000),
-        },
-      };
-    },
+    handler: quoteRemittance,
   },
   {
     method: 'GET',
@@ -311,32 +343,6 @@ export const remitRoutes: RouteDef[] = [
     scope: 'remittances:write',
     member: 'required',
     idempotency: 'required',
-    handler(ctx) {
-      const body = ctx.json();
-      const m = ctx.requireMember();
-      const c = corridorFor(ctx.store, body['country'], body['currency'], body['payment_method'], body['clearing_system']);
-      const clearing = String(body['clearing_system']);
-      const given = body['fields'];
-      const values = typeof given === 'object' && given !== null && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
-      const missing = formFields(clearing).filter((f) => f.required && (typeof values[f.key] !== 'string' || values[f.key] === ''));
-      if (missing.length > 0) {
-        fail('invalid_fields', 'Some payee fields are invalid.', {
-          extra: { fields: missing.map((f) => ({ key: f.key, reason: 'required' })), reason: 'required' },
-        });
-      }
-      const id = `pye_${uuid()}`;
-      const out = {
-        id,
-        country: c.country,
-        currency: c.currency,
-        payment_method: c.payment_method,
-        clearing_system: clearing,
-        status: 'active',
-        nickname: optString(body, 'nickname') ?? '',
-        created_at: iso(ctx.now),
-      };
-      ctx.store.objects.set(id, { ...out, memberId: m.id });
-      return { status: 201, body: out };
-    },
+    handler: createPayee,
   },
 ];

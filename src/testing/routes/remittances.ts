@@ -50,6 +50,25 @@ function cancelOrder(ctx: RouteContext): RouteResult {
   return { status: 200, body: { id: r.id, status: 'canceled' } };
 }
 
+/** `POST /v1/remittances/{id}/reconfirm`. */
+function reconfirmOrder(ctx: RouteContext): RouteResult {
+  const body = ctx.json();
+  const r = orderOf(ctx);
+  if (r.status !== 'needs_reconfirm' || r.action !== 'auto') fail('state_invalid', 'Nothing to reconfirm.');
+  const scale = ctx.store.assets.get(r.asset).ledger_scale;
+  // Acceptance is sending `new_total` unchanged (spec: slippage).
+  if (reqString(body, 'new_total') !== fmt(r.slippage.new_total, scale))
+    fail('invalid_request', 'new_total does not match the pending action');
+  if (r.rounds >= MAX_ROUNDS) fail('state_invalid', 'Too many reconfirmation rounds.');
+  const m = ctx.requireMember();
+  move(m, { asset: r.asset, from: 'available', to: 'locked', amount: r.slippage.extra_locked });
+  r.extraHolds.push(r.slippage.extra_locked);
+  r.rounds += 1;
+  r.status = 'processing';
+  ctx.effect('remittance.reconfirm', r.id, { memberId: m.id, asset: r.asset, amount: r.slippage.extra_locked.toFixed() });
+  return { status: 200, body: { id: r.id, status: r.status } };
+}
+
 /** Remittance order routes. */
 export const remittanceRoutes: RouteDef[] = [
   {
@@ -94,22 +113,6 @@ export const remittanceRoutes: RouteDef[] = [
     scope: 'remittances:write',
     member: 'required',
     idempotency: 'required',
-    handler(ctx) {
-      const body = ctx.json();
-      const r = orderOf(ctx);
-      if (r.status !== 'needs_reconfirm' || r.action !== 'auto') fail('state_invalid', 'Nothing to reconfirm.');
-      const scale = ctx.store.assets.get(r.asset).ledger_scale;
-      // Acceptance is sending `new_total` unchanged (spec: slippage).
-      if (reqString(body, 'new_total') !== fmt(r.slippage.new_total, scale))
-        fail('invalid_request', 'new_total does not match the pending action');
-      if (r.rounds >= MAX_ROUNDS) fail('state_invalid', 'Too many reconfirmation rounds.');
-      const m = ctx.requireMember();
-      move(m, { asset: r.asset, from: 'available', to: 'locked', amount: r.slippage.extra_locked });
-      r.extraHolds.push(r.slippage.extra_locked);
-      r.rounds += 1;
-      r.status = 'processing';
-      ctx.effect('remittance.reconfirm', r.id, { memberId: m.id, asset: r.asset, amount: r.slippage.extra_locked.toFixed() });
-      return { status: 200, body: { id: r.id, status: r.status } };
-    },
+    handler: reconfirmOrder,
   },
 ];
