@@ -38,4 +38,6 @@ export interface ServiceDeps {
   webhooks: InternalWebhooks;
   requests: RecordedRequest[];
   scopes: () => readonly string[];
+  /** The caller's IP for requests that carry none (msw and in-process modes). */
+  clientIp: () => string;
 }
