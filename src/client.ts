@@ -3,6 +3,7 @@ import { resolveConfig, type MerchantClientOptions, type ResolvedConfig } from '
 import type { Logger } from './core/logger.js';
 import { AttemptRunner } from './core/attempt-runner.js';
 import { BucketGate } from './core/bucket-gate.js';
+import { createTelemetry } from './core/otel.js';
 import { Pipeline } from './core/pipeline.js';
 import { Redactor } from './core/redactor.js';
 import { withoutControlChars } from './core/text.js';
@@ -105,7 +106,7 @@ export class MerchantClient {
       this.#transport,
       { key: config.signingKey, clock: this.#clock },
       new BucketGate(options.limiter),
-      redactor,
+      { redactor, telemetry: createTelemetry(options.telemetry) },
     );
     const tokens = new TokenManager({
       store: options.tokenStore ?? new MemoryTokenStore(),
