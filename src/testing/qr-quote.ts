@@ -22,10 +22,10 @@ const SAME_ASSET_FEE = new Decimal('0.001');
 const MIN_FEE = new Decimal('0.01');
 
 /** Who pays: the member (default) or the merchant's prepaid pool. */
-export type Funding = 'member' | 'merchant';
+type Funding = 'member' | 'merchant';
 
 /** One priced asset of a quote. */
-export interface QuoteOption {
+interface QuoteOption {
   asset: string;
   scale: number;
   display: number;
