@@ -4,6 +4,7 @@
  * throws a ServiceError that becomes the error envelope.
  */
 import { createHash } from 'node:crypto';
+import { withDiagnosis } from './diagnosis.js';
 import { fail, ServiceError } from './errors.js';
 import { IDEMPOTENCY_KEY_SHAPE, type StoredResponse } from './idempotency.js';
 import { bucketOf } from './rate-limit.js';
@@ -60,11 +61,13 @@ export function checkToken(deps: ServiceDeps, x: Exchange, now: number): void {
   if (deps.store.merchant.status === 'disabled') fail('merchant_disabled', 'The merchant is disabled.');
 }
 
-/** 4. The signature of every write: headers, timestamp window, HMAC, nonce. */
+/** 4. The signature of every write: headers, timestamp window, HMAC, nonce; a refusal is diagnosed. */
 export function checkSignature(deps: ServiceDeps, x: Exchange, now: number): void {
   if (x.isRead) return;
-  const { method, pathWithQuery, headers, body } = x;
-  verifySignature({ method, pathWithQuery, headers, body }, deps.keys.credentials.signingKey, deps.nonces, now);
+  const { method, pathWithQuery, headers, body, requestId } = x;
+  const { signingKey, apiKey } = deps.keys.credentials;
+  const input = { method, pathWithQuery, headers, body, requestId, now, keys: { signingKey, apiKey }, requests: deps.requests };
+  withDiagnosis(input, () => verifySignature({ method, pathWithQuery, headers, body }, signingKey, deps.nonces, now));
 }
 
 /** 5. The route (`not_found`), its scope (`insufficient_scope`), a suspended merchant's writes. */
