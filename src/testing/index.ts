@@ -53,3 +53,5 @@ export type {
   WebhookEventData,
 } from './webhooks.js';
 export { createSandboxClient, createSandboxFetch, SANDBOX_BASE_URL, type SandboxClientOptions, type SandboxClientRoute } from './client.js';
+export type { SandboxSeed } from './seed-file.js';
+export type { DiagnosisComponent, SignatureDiagnosis } from './diagnosis.js';

@@ -1,10 +1,12 @@
 /** `createSandbox()`: wires the store, checks, routes and adapters into one simulated service. */
+import { withAdmin } from './admin/index.js';
+import type { AdminHost } from './admin/views.js';
 import { AssetTable, DEFAULT_ASSETS, type SandboxAsset } from './assets.js';
 import type { MerchantClient } from '../client.js';
 import { createSandboxClient, createSandboxFetch, type SandboxClientOptions } from './client.js';
 import { KeyRing, type SandboxCredentials } from './auth.js';
 import { defaultProducts } from './card-logic.js';
-import { createClock, type SandboxClock } from './clock.js';
+import { createClock, type InternalClock, type SandboxClock } from './clock.js';
 import { FaultRegistry, type SandboxFaults } from './faults.js';
 import { IdempotencyStore } from './idempotency.js';
 import { hex } from './ids.js';
@@ -18,8 +20,10 @@ import { DEFAULT_CORRIDORS } from './routes/remit.js';
 import { KNOWN_SCOPES, normalizeScopes } from './scopes.js';
 import { listen, type ListenOptions, type SandboxServer } from './server.js';
 import type { SandboxResponse } from './responses.js';
+import { resetSandbox } from './reset.js';
+import { applySeed, checkSeed, type SandboxSeed } from './seed-file.js';
 import { createService, type SandboxRequest } from './service.js';
-import type { RecordedRequest } from './service-deps.js';
+import type { RecordedRequest, ServiceDeps } from './service-deps.js';
 import { NonceStore } from './signature.js';
 import { createState } from './state.js';
 import type { SandboxState } from './state-types.js';
@@ -51,6 +55,8 @@ export interface SandboxOptions {
   webhookSecret?: string;
   /** Webhook delivery tuning (attempts, backoff, timeout, transport). */
   webhooks?: WebhookDeliveryOptions;
+  /** Data to seed at creation and again after every `reset()` (the CLI's `--seed` file). */
+  seed?: SandboxSeed;
 }
 
 /** Counters for assertions. */
@@ -80,7 +86,11 @@ export interface Sandbox {
   readonly credentials: SandboxCredentials;
   /** The merchant id used in webhook envelopes. */
   readonly merchantId: string;
-  /** Answers one raw request; both adapters are thin layers over this. */
+  /**
+   * Answers one raw request; both adapters are thin layers over this. Paths under `/__sandbox/`
+   * go to the admin API and the inspector page (docs/sandbox-server.md), not to the simulated
+   * service, and are not logged.
+   */
   handle(req: SandboxRequest): Promise<SandboxResponse>;
   /** msw 2 handlers for `setupServer(...sandbox.handlers)` (msw loaded on first access). */
   readonly handlers: SandboxHandlers;
@@ -114,6 +124,14 @@ export interface Sandbox {
   disableKey(): void;
   /** Re-enables a disabled key. */
   enableKey(): void;
+  /**
+   * Back to the state of a new sandbox with the same options: no data but the `seed` option's
+   * (applied again), no fault, no request, no receiver or event, fresh windows and counters,
+   * tokens revoked, the key enabled with its initial scopes, the clock on real time. Credentials,
+   * merchant id and webhook secret are kept; objects already obtained (`state`, `faults`,
+   * `clock`, `requests`, `webhooks`, `stats`) stay valid.
+   */
+  reset(): void;
   /** An in-process WHATWG `fetch` answering from this simulator (no msw, no socket). */
   readonly fetch: (input: string, init: RequestInit) => Promise<Response>;
   /**
@@ -207,6 +225,32 @@ function webhooksOf(options: SandboxOptions, merchantId: string, clock: SandboxC
   });
 }
 
+/** What the pipeline works on, fresh: store, keys, windows, faults, webhooks. */
+function serviceDeps(
+  options: SandboxOptions,
+  base: { merchantId: string; clock: InternalClock; quotas: Record<QuotaName, number>; requests: RecordedRequest[] },
+  scopes: () => readonly string[],
+): ServiceDeps {
+  return {
+    store: initialStore(options, base.merchantId),
+    clock: base.clock,
+    keys: keyRingOf(options),
+    nonces: new NonceStore(),
+    idempotency: new IdempotencyStore(),
+    limiter: new RateLimiter(base.quotas),
+    faults: new FaultRegistry(),
+    router: new Router(ALL_ROUTES),
+    webhooks: webhooksOf(options, base.merchantId, base.clock),
+    requests: base.requests,
+    scopes,
+  };
+}
+
+/** Assets a member has a balance row for (none for an unknown member). */
+function assetsOf(store: Store, sandbox: Sandbox, ref: string): string[] {
+  return [...(store.members.get(sandbox.state.member(ref)?.id ?? '')?.balances.keys() ?? [])];
+}
+
 /**
  * Creates an in-memory, stateful simulator of the Merchant Stablecoin Account API, sharing no
  * code with the SDK's signing, error parsing or schemas.
@@ -221,34 +265,24 @@ function webhooksOf(options: SandboxOptions, merchantId: string, clock: SandboxC
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const merchantId = options.merchantId ?? `mch_sbx_${hex(8)}`;
   const clock = createClock(options.now);
-  const store = initialStore(options, merchantId);
-  const keys = keyRingOf(options);
   let scopes = normalizeScopes(options.scopes ?? [...KNOWN_SCOPES]);
+  const initialScopes = scopes;
   const quotas: Record<QuotaName, number> = { ...DEFAULT_QUOTAS, ...options.quotas };
-  const limiter = new RateLimiter(quotas);
-  const faults = new FaultRegistry();
-  const webhooks = webhooksOf(options, merchantId, clock);
+  const initialQuotas = { ...quotas };
   const requests = requestLog();
-  const handle = createService({
-    store,
-    clock,
-    keys,
-    nonces: new NonceStore(),
-    idempotency: new IdempotencyStore(),
-    limiter,
-    faults,
-    router: new Router(ALL_ROUTES),
-    webhooks,
-    requests,
-    scopes: () => scopes,
-  });
+  const deps = serviceDeps(options, { merchantId, clock, quotas, requests }, () => scopes);
+  const { store, keys, limiter, faults, webhooks } = deps;
+  // The admin API reads the sandbox object, built below; it is made on its first request.
+  const handle = withAdmin(createService(deps), () => adminHost);
+  const seed = options.seed === undefined ? undefined : checkSeed(options.seed);
   const emit = webhooks.auto.bind(webhooks);
   clock.onChange(() => sweep(store, clock.now(), emit));
   const state = createState(store, () => clock.now(), emit);
   let handlers: SandboxHandlers | undefined;
   const sandboxFetch = createSandboxFetch(handle);
+  if (seed) applySeed(state, seed);
 
-  return {
+  const sandbox: Sandbox = {
     fetch: sandboxFetch,
     client(opts) {
       return createSandboxClient(keys.credentials, sandboxFetch, opts);
@@ -285,5 +319,17 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     enableKey() {
       keys.enabled = true;
     },
+    reset() {
+      const source = options.now ?? Date.now;
+      resetSandbox({ deps, freshStore: () => initialStore(options, merchantId), quotas: initialQuotas, faults, clock, source });
+      scopes = initialScopes;
+      if (seed) applySeed(state, seed);
+    },
   };
+  const adminHost: AdminHost = {
+    sandbox,
+    memberAssets: (ref) => assetsOf(store, sandbox, ref),
+    reset: () => sandbox.reset(),
+  };
+  return sandbox;
 }
