@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 
 /** A running (or finished) command. */
 export interface CliRun {
@@ -21,10 +21,13 @@ export interface CliRun {
 
 const BIN = 'src/testing/bin.ts';
 
-/** Registers the kill-on-exit of this file's children and returns the starter. */
-export function cliRunner(): (args: string[], env?: Record<string, string>) => CliRun {
+/**
+ * Registers the kill of this file's children still running after each test (or, with `'all'`,
+ * after the file, for a sandbox started in `beforeAll`) and returns the starter.
+ */
+export function cliRunner(cleanup: 'each' | 'all' = 'each'): (args: string[], env?: Record<string, string>) => CliRun {
   const running: ChildProcess[] = [];
-  afterEach(async () => {
+  (cleanup === 'each' ? afterEach : afterAll)(async () => {
     for (const c of running.splice(0)) {
       if (c.exitCode === null && c.signalCode === null) {
         c.kill('SIGKILL');
