@@ -31,14 +31,19 @@ function summary(host: AdminHost): unknown {
   return { merchant: sandbox.state.merchant, clock_ms: sandbox.clock.now(), members: membersView(host), scopes: sandbox.scopes };
 }
 
-/** Builds the admin handler over a sandbox. */
-function createAdmin(host: AdminHost): (req: SandboxRequest) => Promise<SandboxResponse> {
-  const routes: AdminRoute[] = [
+/** Every admin route (docs/sandbox-server.md lists the same, as a test checks). */
+export function adminRoutes(host: AdminHost): AdminRoute[] {
+  return [
     { method: 'GET', path: `${PREFIX}/`, run: () => adminHtml(renderInspector(host)) },
     { method: 'GET', path: `${PREFIX}/state`, run: () => adminJson(200, summary(host)) },
     ...stateRoutes(host),
     ...controlRoutes(host),
   ];
+}
+
+/** Builds the admin handler over a sandbox. */
+function createAdmin(host: AdminHost): (req: SandboxRequest) => Promise<SandboxResponse> {
+  const routes = adminRoutes(host);
   return async (req) => {
     const { path, query } = pathAndQuery(req.url);
     const method = req.method.toUpperCase();
