@@ -3,8 +3,7 @@
  * BIC-shaped name choice), the agreement's language fallback, and cancel's two refusals.
  */
 import { describe, expect, it } from 'vitest';
-import { isApiError } from '../../src/index.js';
-import { servedWorlds, thrownBy } from './served.js';
+import { servedWorlds } from './served.js';
 
 const serve = servedWorlds();
 
