@@ -20,42 +20,56 @@ export interface OpenTelemetrySpan {
 export interface OpenTelemetryApi {
   /** `trace` of `@opentelemetry/api`. */
   readonly trace: {
+    /** The SDK's tracer. */
     getTracer(
       name: string,
       version?: string,
     ): {
+      /** Starts a span (one per call). */
       startSpan(
         name: string,
         options?: { kind?: number; attributes?: Record<string, OpenTelemetryAttributeValue> },
         context?: unknown,
       ): OpenTelemetrySpan;
     };
+    /** The context carrying `span`, for propagation. */
     setSpan(context: unknown, span: OpenTelemetrySpan): unknown;
   };
   /** `metrics` of `@opentelemetry/api`. */
   readonly metrics: {
+    /** The SDK's meter. */
     getMeter(
       name: string,
       version?: string,
     ): {
+      /** A counter (calls, retries, pauses, token exchanges). */
       createCounter(
         name: string,
         options?: { description?: string; unit?: string },
       ): {
+        /** Adds to the counter. */
         add(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
       };
+      /** A histogram (call duration). */
       createHistogram(
         name: string,
         options?: { description?: string; unit?: string },
       ): {
+        /** Records one value. */
         record(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
       };
     };
   };
   /** `context` of `@opentelemetry/api`. */
-  readonly context: { active(): unknown };
+  readonly context: {
+    /** The active context, parent of the call's span. */
+    active(): unknown;
+  };
   /** `propagation` of `@opentelemetry/api`. */
-  readonly propagation: { inject(context: unknown, carrier: Record<string, string>): void };
+  readonly propagation: {
+    /** Writes the trace headers of `context` into `carrier`. */
+    inject(context: unknown, carrier: Record<string, string>): void;
+  };
 }
 
 /** Client option: how the SDK reports to OpenTelemetry. */
