@@ -12,7 +12,12 @@ export interface SandboxSeed {
   /** Cards to create; each names its member by id or external id. */
   cards?: SeedCardInput[];
   /** Reports to create, with any status (`created_at_ms` places them in time). */
-  reports?: Array<Partial<ReportSnapshot> & { created_at_ms?: number }>;
+  reports?: Array<
+    Partial<ReportSnapshot> & {
+      /** Creation time in sandbox Unix ms (default: now). */
+      created_at_ms?: number;
+    }
+  >;
 }
 
 const KEYS = new Set(['members', 'cards', 'reports']);
