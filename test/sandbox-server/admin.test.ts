@@ -257,3 +257,98 @@ describe('webhooks', () => {
     expect((await adminSend(server, 'POST', '/__sandbox/webhooks/events', { event_type: 'x' })).status).toBe(400);
   });
 });
+
+describe('fault JSON', () => {
+  it('each kind is read into the fault the typed API would build, defaults filled', async () => {
+    const { server } = await serve();
+    const kinds: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      [
+        { kind: 'status', status: 504, when: 'after', code: 'upstream_timeout' },
+        { kind: 'status', status: 504, when: 'after', code: 'upstream_timeout' },
+      ],
+      [{ kind: 'in_progress' }, { kind: 'in_progress' }],
+      [
+        { kind: 'rate_limited', shape: 'wrapped' },
+        { kind: 'rate_limited', retryAfter: 60, shape: 'wrapped' },
+      ],
+      [{ kind: 'html' }, { kind: 'html', status: 502 }],
+      [{ kind: 'reset' }, { kind: 'reset' }],
+      [
+        { kind: 'delay', ms: 5 },
+        { kind: 'delay', ms: 5 },
+      ],
+      [{ kind: 'hang' }, { kind: 'hang' }],
+      [
+        { kind: 'unknown_code', code: 'brand_new' },
+        { kind: 'unknown_code', code: 'brand_new' },
+      ],
+      [{ kind: 'timestamp_skew' }, { kind: 'timestamp_skew' }],
+      [
+        { kind: 'garble', body: 'x', status: 200 },
+        { kind: 'garble', body: 'x', status: 200 },
+      ],
+    ];
+    for (const [fault] of kinds) {
+      const res = await adminSend(server, 'POST', '/__sandbox/faults', { match: { method: 'GET', path: '/v1/assets' }, fault, times: 2 });
+      expect(res.status, JSON.stringify(fault)).toBe(201);
+    }
+    const list = await adminGet<{ data: Array<{ fault: unknown; remaining: number; match: unknown }> }>(server, '/__sandbox/faults');
+    expect(list.data.map((f) => f.fault)).toEqual(kinds.map(([, expected]) => expected));
+    expect(list.data[0]).toMatchObject({ remaining: 2, match: { method: 'GET', path: '/v1/assets' } });
+    await adminSend(server, 'DELETE', '/__sandbox/faults');
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      'a status outside 500/502/504',
+      { match: { path: '/v1/x' }, fault: { kind: 'status', status: 503 } },
+      'status must be one of 500, 502, 504',
+    ],
+    ['a delay without ms', { match: { path: '/v1/x' }, fault: { kind: 'delay' } }, 'ms must be a number of milliseconds'],
+    ['a code that is not a string', { match: { path: '/v1/x' }, fault: { kind: 'unknown_code', code: 7 } }, 'code must be a string'],
+    [
+      'a retryAfter that is not a number',
+      { match: { path: '/v1/x' }, fault: { kind: 'rate_limited', retryAfter: '1' } },
+      'retryAfter must be a number',
+    ],
+    ['a relative path', { match: { path: 'v1/x' }, fault: { kind: 'reset' } }, 'match.path must be a path'],
+    ['no match object', { fault: { kind: 'reset' } }, 'match must be an object'],
+    ['times 0', { match: { path: '/v1/x' }, fault: { kind: 'reset' }, times: 0 }, 'times must be a positive integer or "always"'],
+  ])('%s is a 400 naming the field', async (_name, body, message) => {
+    const { server } = await serve();
+    const res = await adminSend<{ error: string }>(server, 'POST', '/__sandbox/faults', body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toContain(message);
+    expect(await adminGet(server, '/__sandbox/faults')).toEqual({ data: [] });
+  });
+
+  it('a hang armed over HTTP holds its request until DELETE /__sandbox/faults lets it go', async () => {
+    const { sandbox, server } = await serve();
+    await adminSend(server, 'POST', '/__sandbox/faults', { match: { path: '/v1/reports' }, fault: { kind: 'hang' } });
+    const [armed] = sandbox.faults.list();
+    const held = fetch(`${server.url}/v1/reports`);
+    await armed!.waitForHits(1);
+    await adminSend(server, 'DELETE', '/__sandbox/faults');
+    expect((await held).status).toBe(401);
+  });
+});
+
+describe('clock and reports input', () => {
+  it('set_ms, a frozen Unix ms, unfreeze; reports count bounds', async () => {
+    const { server } = await serve();
+    expect((await adminSend(server, 'POST', '/__sandbox/clock', { set_ms: 1_800_000_000_000 })).status).toBe(200);
+    expect((await adminSend(server, 'POST', '/__sandbox/clock', { freeze: 1_800_000_100_000 })).body).toMatchObject({
+      now_ms: 1_800_000_100_000,
+      now: '2027-01-15T08:01:40.000Z',
+    });
+    expect((await adminSend(server, 'POST', '/__sandbox/clock', { unfreeze: true })).status).toBe(200);
+    expect((await adminSend(server, 'POST', '/__sandbox/clock', { advance_ms: 'soon' })).status).toBe(400);
+    expect((await adminSend(server, 'POST', '/__sandbox/reports', { count: 0 })).status).toBe(400);
+    const one = await adminSend<{ status: string }>(server, 'POST', '/__sandbox/reports', { status: 'expired', kind: 'ledger' });
+    expect(one).toMatchObject({ status: 201, body: { status: 'expired', kind: 'ledger' } });
+    expect((await adminGet<{ data: unknown[] }>(server, '/__sandbox/reports')).data).toHaveLength(1);
+    expect((await adminSend(server, 'POST', '/__sandbox/members', [])).status).toBe(400);
+    const state = await adminGet<{ merchant: { id: string }; members: unknown[] }>(server, '/__sandbox/state');
+    expect(state.members).toEqual([]);
+  });
+});

@@ -107,3 +107,35 @@ describe('GET /__sandbox/', () => {
     expect(await head.text()).toBe('');
   });
 });
+
+describe('GET /__sandbox/ with more state', () => {
+  it('armed faults, a failed delivery, a member without balance, and only the 200 newest requests', async () => {
+    const { sandbox, server } = await serve({ sandbox: { webhooks: { attempts: 1 } } });
+    const bare = sandbox.state.seedMember({ external_member_id: 'bare' });
+    sandbox.faults.inject(
+      { method: 'POST', path: '/v1/withdrawals' },
+      { kind: 'status', status: 502, when: 'before' },
+      { times: Infinity },
+    );
+    sandbox.faults.inject({ path: '/v1/reports' }, { kind: 'reset' }, { times: 2 });
+    // A receiver that refuses the connection: nothing listens on port 9 of loopback.
+    sandbox.webhooks.register('http://127.0.0.1:9/hooks');
+    await sandbox.webhooks.emit('card.activated', { object: 'card', id: 'crd_1', status: 'active' });
+    for (let i = 0; i < 205; i++) await sandbox.handle({ method: 'GET', url: `/v1/assets?i=${i}`, headers: {} });
+
+    const doc = parseHtml(await (await fetch(`${server.url}/__sandbox/`)).text());
+    expect(tableRows(doc, 'faults')).toEqual([
+      ['POST', '/v1/withdrawals', 'status', 'always', '0'],
+      ['any', '/v1/reports', 'reset', '2', '0'],
+    ]);
+    const [delivery] = tableRows(doc, 'deliveries');
+    expect(delivery![3]).toBe('1');
+    expect(delivery![5]).toMatch(/^error: /);
+    expect(tableRows(doc, 'members')[0]!.slice(0, 5)).toEqual([bare.id, 'bare', 'active', '0', 'no balance']);
+    const requests = tableRows(doc, 'requests');
+    expect(requests).toHaveLength(200);
+    expect(requests[0]![3]).toBe('/v1/assets?i=204');
+    const notes = findAll(doc, (e) => e.tag === 'p').map(textOf);
+    expect(notes).toContain('5 older requests: GET /__sandbox/requests');
+  });
+});

@@ -1,6 +1,7 @@
 /** Admin routes over the sandbox's controls: faults, the clock, the request log, webhooks. */
 import { AdminError, adminJson, numberField, stringField, type AdminRoute } from './http.js';
-import { faultOf, faultView, matchOf, timesOf } from './faults.js';
+import type { InjectedFault } from '../faults.js';
+import { faultOf, faultView, matchOf, releaseArmed, timesOf } from './faults.js';
 import { requestsNewestFirst, requestView, type AdminHost } from './views.js';
 
 type Json = Record<string, unknown>;
@@ -30,7 +31,7 @@ function moveClock(host: AdminHost, body: Json): Json {
   return clockView(host);
 }
 
-function faultRoutes(host: AdminHost): AdminRoute[] {
+function faultRoutes(host: AdminHost, armed: InjectedFault[]): AdminRoute[] {
   const { faults } = host.sandbox;
   return [
     { method: 'GET', path: '/__sandbox/faults', run: () => adminJson(200, { data: faults.list().map(faultView) }) },
@@ -40,6 +41,7 @@ function faultRoutes(host: AdminHost): AdminRoute[] {
       run: (c) => {
         const body = c.body();
         const injected = faults.inject(matchOf(objectField(body, 'match')), faultOf(objectField(body, 'fault')), { times: timesOf(body) });
+        if (injected.fault.kind === 'hang') armed.push(injected);
         return adminJson(201, faultView(injected));
       },
     },
@@ -49,6 +51,7 @@ function faultRoutes(host: AdminHost): AdminRoute[] {
       run: () => {
         // Held requests are let go first, so clearing never leaves a caller hanging.
         for (const f of faults.list()) void f.release();
+        releaseArmed(armed);
         faults.clear();
         return adminJson(200, { data: [] });
       },
@@ -145,9 +148,9 @@ function webhookRoutes(host: AdminHost): AdminRoute[] {
 }
 
 /** The control routes. */
-export function controlRoutes(host: AdminHost): AdminRoute[] {
+export function controlRoutes(host: AdminHost, armed: InjectedFault[]): AdminRoute[] {
   return [
-    ...faultRoutes(host),
+    ...faultRoutes(host, armed),
     { method: 'GET', path: '/__sandbox/clock', run: () => adminJson(200, clockView(host)) },
     { method: 'POST', path: '/__sandbox/clock', run: (c) => adminJson(200, moveClock(host, c.body())) },
     ...requestRoutes(host),

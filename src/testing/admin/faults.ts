@@ -78,6 +78,14 @@ export function timesOf(body: Json): number {
   return n;
 }
 
+/**
+ * Lets go every request held by a fault armed over HTTP, including faults already used up (which
+ * `faults.list()` no longer shows), so no caller stays held after a clear or a reset.
+ */
+export function releaseArmed(armed: InjectedFault[]): void {
+  for (const f of armed.splice(0)) void f.release();
+}
+
 /** A registered fault as JSON (`Infinity` reads as `"always"`). */
 export function faultView(f: InjectedFault): Json {
   return { match: f.match, fault: f.fault, remaining: Number.isFinite(f.remaining) ? f.remaining : 'always', hits: f.hits };

@@ -3,6 +3,7 @@
  * token, no signature, not in the request log. It is how a test in any language seeds, breaks and
  * inspects the sandbox (docs/sandbox-server.md lists every route).
  */
+import type { InjectedFault } from '../faults.js';
 import { renderInspector } from '../inspector/page.js';
 import type { SandboxResponse } from '../responses.js';
 import type { SandboxRequest } from '../service.js';
@@ -33,11 +34,13 @@ function summary(host: AdminHost): unknown {
 
 /** Every admin route (docs/sandbox-server.md lists the same, as a test checks). */
 export function adminRoutes(host: AdminHost): AdminRoute[] {
+  // Hangs armed over HTTP, so a clear or a reset can let go the requests a used-up one holds.
+  const armed: InjectedFault[] = [];
   return [
     { method: 'GET', path: `${PREFIX}/`, run: () => adminHtml(renderInspector(host)) },
     { method: 'GET', path: `${PREFIX}/state`, run: () => adminJson(200, summary(host)) },
-    ...stateRoutes(host),
-    ...controlRoutes(host),
+    ...stateRoutes(host, armed),
+    ...controlRoutes(host, armed),
   ];
 }
 

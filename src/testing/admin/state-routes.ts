@@ -1,5 +1,7 @@
 /** Admin routes over the simulated service's data: reset, seed, members and balances, cards, reports. */
+import type { InjectedFault } from '../faults.js';
 import { applySeed, checkSeed } from '../seed-file.js';
+import { releaseArmed } from './faults.js';
 import type { BucketsInput, SeedCardInput, SeedMemberInput } from '../state-types.js';
 import { AdminError, adminJson, numberField, type AdminRoute } from './http.js';
 import { memberView, membersView, type AdminHost } from './views.js';
@@ -30,13 +32,14 @@ function seedReports(host: AdminHost, body: Record<string, unknown>): unknown {
 }
 
 /** Reset, whole seeds, members and their balances. */
-function memberRoutes(host: AdminHost): AdminRoute[] {
+function memberRoutes(host: AdminHost, armed: InjectedFault[]): AdminRoute[] {
   const { state } = host.sandbox;
   return [
     {
       method: 'POST',
       path: '/__sandbox/reset',
       run: () => {
+        releaseArmed(armed);
         host.reset();
         return adminJson(200, { reset: true, members: membersView(host) });
       },
@@ -83,10 +86,10 @@ function memberRoutes(host: AdminHost): AdminRoute[] {
 }
 
 /** The data routes. */
-export function stateRoutes(host: AdminHost): AdminRoute[] {
+export function stateRoutes(host: AdminHost, armed: InjectedFault[]): AdminRoute[] {
   const { state } = host.sandbox;
   return [
-    ...memberRoutes(host),
+    ...memberRoutes(host, armed),
     {
       method: 'POST',
       path: '/__sandbox/cards',
