@@ -61,3 +61,5 @@ export {
   type SandboxClientOptions,
   type SandboxClientRoute,
 } from './client.js';
+export type { SandboxSeed } from './seed-file.js';
+export type { DiagnosisComponent, SignatureDiagnosis } from './diagnosis.js';

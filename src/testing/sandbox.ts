@@ -1,10 +1,12 @@
 /** `createSandbox()`: wires the store, checks, routes and adapters into one simulated service. */
+import { withAdmin } from './admin/index.js';
+import type { AdminHost } from './admin/views.js';
 import { AssetTable, DEFAULT_ASSETS, type SandboxAsset } from './assets.js';
 import type { MerchantClient } from '../client.js';
 import { createSandboxClient, createSandboxFetch, LIVE_BASE_URL, SANDBOX_BASE_URL, type SandboxClientOptions } from './client.js';
 import { KeyRing, type SandboxCredentials, type SandboxEnvironment } from './auth.js';
 import { defaultProducts } from './card-logic.js';
-import { createClock, type SandboxClock } from './clock.js';
+import { createClock, type InternalClock, type SandboxClock } from './clock.js';
 import { FaultRegistry, type SandboxFaults } from './faults.js';
 import { IdempotencyStore } from './idempotency.js';
 import { hex } from './ids.js';
@@ -18,8 +20,10 @@ import { DEFAULT_CORRIDORS } from './routes/remit.js';
 import { KNOWN_SCOPES, normalizeScopes } from './scopes.js';
 import { listen, type ListenOptions, type SandboxServer } from './server.js';
 import type { SandboxResponse } from './responses.js';
+import { resetSandbox } from './reset.js';
+import { applySeed, checkSeed, type SandboxSeed } from './seed-file.js';
 import { createService, type SandboxRequest } from './service.js';
-import type { RecordedRequest } from './service-deps.js';
+import type { RecordedRequest, ServiceDeps } from './service-deps.js';
 import { NonceStore } from './signature.js';
 import { createState } from './state.js';
 import type { SandboxState } from './state-types.js';
@@ -55,6 +59,8 @@ export interface SandboxOptions {
   baseUrl?: string;
   /** The simulated production host's base URL (default `LIVE_BASE_URL`). */
   liveBaseUrl?: string;
+  /** Data to seed at creation and again after every `reset()` (the CLI's `--seed` file). */
+  seed?: SandboxSeed;
 }
 
 /** Options of `sandbox.listen()`: where to listen, and which deployment the server is. */
@@ -103,7 +109,11 @@ export interface Sandbox {
   readonly liveBaseUrl: string;
   /** The merchant id used in webhook envelopes. */
   readonly merchantId: string;
-  /** Answers one raw request; both adapters are thin layers over this. */
+  /**
+   * Answers one raw request; both adapters are thin layers over this. Paths under `/__sandbox/`
+   * go to the admin API and the inspector page (docs/sandbox-server.md), not to the simulated
+   * service, and are not logged.
+   */
   handle(req: SandboxRequest): Promise<SandboxResponse>;
   /**
    * msw 2 handlers for `setupServer(...sandbox.handlers)` (msw loaded on first access), answering
@@ -154,6 +164,15 @@ export interface Sandbox {
    * socket's address instead.
    */
   setClientIp(ip: string): void;
+  /**
+   * Back to the state of a new sandbox with the same options: no data but the `seed` option's
+   * (applied again), no fault, no request, no receiver or event, fresh windows and counters,
+   * tokens revoked, the key enabled with its initial scopes, IP allowlists and the client IP as
+   * at creation, the clock on real time. Credentials,
+   * merchant id and webhook secret are kept; objects already obtained (`state`, `faults`,
+   * `clock`, `requests`, `webhooks`, `stats`) stay valid.
+   */
+  reset(): void;
   /** An in-process WHATWG `fetch` answering from this simulator (no msw, no socket). */
   readonly fetch: (input: string, init: RequestInit) => Promise<Response>;
   /**
@@ -277,6 +296,33 @@ function keyControls(keys: KeyRing): Pick<Sandbox, 'revokeTokens' | 'rotateCrede
   };
 }
 
+/** What the pipeline works on, fresh: store, keys, windows, faults, webhooks. */
+function serviceDeps(
+  options: SandboxOptions,
+  base: { merchantId: string; clock: InternalClock; quotas: Record<QuotaName, number>; requests: RecordedRequest[] },
+  live: { scopes: () => readonly string[]; clientIp: () => string },
+): ServiceDeps {
+  return {
+    store: initialStore(options, base.merchantId),
+    clock: base.clock,
+    keys: keyRingOf(options),
+    nonces: new NonceStore(),
+    idempotency: new IdempotencyStore(),
+    limiter: new RateLimiter(base.quotas),
+    faults: new FaultRegistry(),
+    router: new Router(ALL_ROUTES),
+    webhooks: webhooksOf(options, base.merchantId, base.clock),
+    requests: base.requests,
+    scopes: live.scopes,
+    clientIp: live.clientIp,
+  };
+}
+
+/** Assets a member has a balance row for (none for an unknown member). */
+function assetsOf(store: Store, sandbox: Sandbox, ref: string): string[] {
+  return [...(store.members.get(sandbox.state.member(ref)?.id ?? '')?.balances.keys() ?? [])];
+}
+
 /**
  * Creates an in-memory, stateful simulator of the Merchant Stablecoin Account API, sharing no
  * code with the SDK's signing, error parsing or schemas.
@@ -291,36 +337,27 @@ function keyControls(keys: KeyRing): Pick<Sandbox, 'revokeTokens' | 'rotateCrede
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const merchantId = options.merchantId ?? `mch_sbx_${hex(8)}`;
   const clock = createClock(options.now);
-  const store = initialStore(options, merchantId);
-  const keys = keyRingOf(options);
   let scopes = normalizeScopes(options.scopes ?? [...KNOWN_SCOPES]);
+  const initialScopes = scopes;
   let clientIp = '127.0.0.1';
-  const limiter = new RateLimiter({ ...DEFAULT_QUOTAS, ...options.quotas });
-  const faults = new FaultRegistry();
-  const webhooks = webhooksOf(options, merchantId, clock);
+  const quotas: Record<QuotaName, number> = { ...DEFAULT_QUOTAS, ...options.quotas };
+  const initialQuotas = { ...quotas };
   const requests = requestLog();
-  const handle = createService({
-    store,
-    clock,
-    keys,
-    nonces: new NonceStore(),
-    idempotency: new IdempotencyStore(),
-    limiter,
-    faults,
-    router: new Router(ALL_ROUTES),
-    webhooks,
-    requests,
-    scopes: () => scopes,
-    clientIp: () => clientIp,
-  });
+  const deps = serviceDeps(options, { merchantId, clock, quotas, requests }, { scopes: () => scopes, clientIp: () => clientIp });
+  const { store, keys, limiter, faults, webhooks } = deps;
+  const initialAllowlists = { sandbox: [...keys.allowlists.sandbox], live: [...keys.allowlists.live] };
+  // The admin API reads the sandbox object, built below; it is made on its first request.
+  const handle = withAdmin(createService(deps), () => adminHost);
+  const seed = options.seed === undefined ? undefined : checkSeed(options.seed);
   const emit = webhooks.auto.bind(webhooks);
   clock.onChange(() => sweep(store, clock.now(), emit));
   const state = createState(store, () => clock.now(), emit);
   let handlers: SandboxHandlers | undefined;
   const targets = { baseUrl: options.baseUrl ?? SANDBOX_BASE_URL, liveBaseUrl: options.liveBaseUrl ?? LIVE_BASE_URL };
   const sandboxFetch = createSandboxFetch(handle, targets.liveBaseUrl);
+  if (seed) applySeed(state, seed);
 
-  return {
+  const sandbox: Sandbox = {
     fetch: sandboxFetch,
     client: (opts = {}) => clientOf(keys, targets, sandboxFetch, opts),
     get credentials() {
@@ -354,5 +391,21 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     setClientIp(ip) {
       clientIp = ip;
     },
+    reset() {
+      const source = options.now ?? Date.now;
+      resetSandbox({ deps, freshStore: () => initialStore(options, merchantId), quotas: initialQuotas, faults, clock, source });
+      scopes = initialScopes;
+      clientIp = '127.0.0.1';
+      keys.allowlists.sandbox = [...initialAllowlists.sandbox];
+      keys.allowlists.live = [...initialAllowlists.live];
+      if (seed) applySeed(state, seed);
+    },
   };
+  const adminHost = adminHostOf(sandbox, store);
+  return sandbox;
+}
+
+/** What the admin API reads and drives. */
+function adminHostOf(sandbox: Sandbox, store: Store): AdminHost {
+  return { sandbox, memberAssets: (ref) => assetsOf(store, sandbox, ref), reset: () => sandbox.reset() };
 }

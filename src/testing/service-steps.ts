@@ -4,6 +4,7 @@
  * throws a ServiceError that becomes the error envelope.
  */
 import { createHash } from 'node:crypto';
+import { withDiagnosis } from './diagnosis.js';
 import { fail, ServiceError } from './errors.js';
 import { IDEMPOTENCY_KEY_SHAPE, type StoredResponse } from './idempotency.js';
 import { bucketOf } from './rate-limit.js';
@@ -72,7 +73,7 @@ export function exchangeToken(deps: ServiceDeps, x: Exchange): StoredResponse {
   const key = keys.identify(x.headers['x-client-id'], x.headers['x-api-key']);
   checkEnvironment(key, x);
   checkIp(deps, key, x);
-  verifySignature(x, key.signingKey, deps.nonces, now, key.environment);
+  verifyDiagnosed(deps, x, key, now);
   const { token, expiresAt } = keys.issue(key.environment, now);
   store.stats.tokenExchanges += 1;
   return json(
@@ -94,10 +95,18 @@ export function checkToken(deps: ServiceDeps, x: Exchange, now: number): KeyRow 
   return key;
 }
 
-/** 4. The signature of every write with the token's key: headers, timestamp window, HMAC, nonce. */
+/** 4. The signature of every write with the token's key: headers, timestamp window, HMAC, nonce; a refusal is diagnosed. */
 export function checkSignature(deps: ServiceDeps, x: Exchange, key: KeyRow, now: number): void {
   if (x.isRead) return;
-  verifySignature(x, key.signingKey, deps.nonces, now, key.environment);
+  verifyDiagnosed(deps, x, key, now);
+}
+
+/** Verifies a write's signature with `key`; a refusal carries the diagnosis (never the key). */
+function verifyDiagnosed(deps: ServiceDeps, x: Exchange, key: KeyRow, now: number): void {
+  const { method, pathWithQuery, headers, body, requestId } = x;
+  const keysForDiagnosis = { signingKey: key.signingKey, apiKey: deps.keys.credentials.apiKey };
+  const input = { method, pathWithQuery, headers, body, requestId, now, keys: keysForDiagnosis, requests: deps.requests };
+  withDiagnosis(input, () => verifySignature({ method, pathWithQuery, headers, body }, key.signingKey, deps.nonces, now, key.environment));
 }
 
 /**

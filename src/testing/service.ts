@@ -21,6 +21,7 @@ import type { SandboxEnvironment } from './auth.js';
 import { fail } from './errors.js';
 import type { StoredResponse } from './idempotency.js';
 import { requestId as newRequestId } from './ids.js';
+import { recordOutcome } from './outcome.js';
 import type { Fault } from './faults.js';
 import { failureResponse, faultResponse, garbled, type SandboxResponse } from './responses.js';
 import {
@@ -37,7 +38,7 @@ import {
   TOKEN_PATH,
   type Exchange,
 } from './service-steps.js';
-import type { ServiceDeps } from './service-deps.js';
+import type { RecordedRequest, ServiceDeps } from './service-deps.js';
 import { sweep } from './sweep.js';
 
 /** A request as the simulator receives it. */
@@ -153,14 +154,15 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
   return async function handle(req: SandboxRequest): Promise<SandboxResponse> {
     sweep(store, clock.now(), (e) => webhooks.auto(e));
     const x = exchangeOf(req, newRequestId(), deps.clientIp());
-    deps.requests.push({
+    const entry: RecordedRequest = {
       method: x.method,
       path: x.pathWithQuery,
       headers: x.headers,
       body: Buffer.from(x.body).toString('utf8'),
       at: clock.now(),
       requestId: x.requestId,
-    });
+    };
+    deps.requests.push(entry);
 
     const taken = faults.take(x.method, x.path);
     const fault = taken?.fault;
@@ -176,9 +178,9 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
     const finish = async (r: SandboxResponse): Promise<SandboxResponse> => {
       await delay();
       if (fault?.kind === 'hang') taken!.answered();
-      if (r.reset) return r;
+      if (r.reset) return recordOutcome(entry, r);
       // The Date header follows the sandbox clock: clients correct their skew from it.
-      return { ...r, headers: { ...r.headers, date: new Date(clock.now()).toUTCString() } };
+      return recordOutcome(entry, { ...r, headers: { ...r.headers, date: new Date(clock.now()).toUTCString() } });
     };
 
     // 1. `before` faults answer without running the request; `after` and `garble` once it ran (its outcome stored).

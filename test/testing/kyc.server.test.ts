@@ -17,7 +17,7 @@ describe('card products and the KYC rules tied to them', () => {
     expect(gold).toBe('cpd_gold');
     const m = sandbox.state.seedMember();
     const listed = await client.member(m.id).cards.products().collect(10);
-    expect(listed.map((p) => p['id'])).toContain('cpd_gold');
+    expect(listed.map((p) => (p as { id?: unknown } | null)?.id)).toContain('cpd_gold');
     const kyc = client.member(m.id).kyc;
     // The id is accepted without its cpd_ prefix.
     const first = await kyc.submitApplication({ card_product_id: 'gold', profile: PROFILE }).withResponse();
