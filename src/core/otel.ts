@@ -235,3 +235,30 @@ export function createTelemetry(options: TelemetryOptions | undefined): Telemetr
   if (options?.api !== undefined) return new OpenTelemetryReporter(options.api, propagate);
   return new LazyReporter(propagate);
 }
+
+/** Counts a webhook receiver's deliveries by outcome (see `createDeliveryCounter`). */
+export interface DeliveryCounter {
+  /** One delivery answered with `outcome`; `eventType` when the body was an event. */
+  count(outcome: string, eventType: string | undefined): void;
+}
+
+/**
+ * The webhook receiver's `merchant_stablecoin.webhook.deliveries` counter, by `outcome` and, for a
+ * body that was an event, `event_type`. Loaded like the client's telemetry; nothing without it.
+ */
+export function createDeliveryCounter(options: TelemetryOptions | undefined): DeliveryCounter {
+  if (options?.enabled === false) return { count: () => undefined };
+  let add: ((value: number, attributes: Record<string, OpenTelemetryAttributeValue>) => void) | undefined;
+  const bind = (api: OpenTelemetryApi): void => {
+    const counter = api.metrics
+      .getMeter('merchant-stablecoin', SDK_VERSION)
+      .createCounter(`${PREFIX}.webhook.deliveries`, { description: 'Webhook deliveries by outcome' });
+    add = (value, attributes) => counter.add(value, attributes);
+  };
+  if (options?.api !== undefined) bind(options.api);
+  else
+    void loadApi().then((api) => {
+      if (api !== undefined) bind(api);
+    });
+  return { count: (outcome, eventType) => add?.(1, defined({ outcome, event_type: eventType })) };
+}

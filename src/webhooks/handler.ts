@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidArgumentError } from '../core/errors.js';
 import { log, type Logger } from '../core/logger.js';
+import { createDeliveryCounter, type TelemetryOptions } from '../core/otel.js';
 import { WebhookParseError, WebhookSignatureError, WebhookTimeoutError } from './errors.js';
 import type { EventStore } from './event-store.js';
 import type { WebhookEvent } from './events.js';
@@ -77,6 +78,12 @@ export interface WebhookHandlerOptions {
   readonly bodyTimeoutMs?: number;
   /** Logger (`console`, pino, ...). Never receives bodies, OTP codes or signatures. */
   readonly logger?: Logger;
+  /**
+   * OpenTelemetry, as the client's `telemetry` option: counts deliveries in
+   * `merchant_stablecoin.webhook.deliveries` by `outcome` (`processed`, `duplicate`, `in_progress`,
+   * `invalid_signature`, `invalid_event`, `failed`, `timeout`, ...) and `event_type`.
+   */
+  readonly telemetry?: TelemetryOptions;
 }
 
 /**
@@ -166,11 +173,17 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       'webhooks: no verify hook, so deliveries are not authenticated. The spec does not publish the z-signature procedure: obtain it from the service and pass verify.',
     );
   }
+  const deliveries = createDeliveryCounter(options.telemetry);
   const handle = (rawBody: string | Uint8Array, headers: WebhookHeaders, startedAt = Date.now()): Promise<WebhookResponse> =>
-    processDelivery(settings, rawBody, headers, startedAt).catch((err: unknown) => {
-      log(settings.logger, 'error', 'webhooks: unexpected failure while handling a delivery', { error: errorText(err) });
-      return respond('failed', 'The receiver failed; deliver again.');
-    });
+    processDelivery(settings, rawBody, headers, startedAt)
+      .catch((err: unknown) => {
+        log(settings.logger, 'error', 'webhooks: unexpected failure while handling a delivery', { error: errorText(err) });
+        return respond('failed', 'The receiver failed; deliver again.');
+      })
+      .then((response) => {
+        deliveries.count(response.outcome, response.event?.event_type);
+        return response;
+      });
   const listener = createNodeListener(
     handle,
     { maxBodyBytes: settings.maxBodyBytes, bodyTimeoutMs: settings.bodyTimeoutMs },
