@@ -44,7 +44,8 @@ def sign(method, path, body):
     return {"x-timestamp": timestamp, "x-nonce": nonce, "x-signature": base64.b64encode(digest).decode()}
 
 
-status, _, token = call("POST", "/v1/connect/token", {"x-client-id": CLIENT_ID, "x-api-key": API_KEY})
+# The token exchange is a write too: signed, over an empty body.
+status, _, token = call("POST", "/v1/connect/token", {"x-client-id": CLIENT_ID, "x-api-key": API_KEY, **sign("POST", "/v1/connect/token", b"")})
 assert status == 200, token
 auth = {"x-auth-token": "Bearer " + token["auth_token"], "x-on-behalf-of": MEMBER}
 print("token: ok, expires at", token["expired_at"])
