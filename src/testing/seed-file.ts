@@ -1,12 +1,14 @@
 /**
  * A whole seed as data (`createSandbox({ seed })`, the CLI's `--seed file.json`, `POST
- * /__sandbox/seed`): members with balances, cards and reports, applied through `sandbox.state`
- * in that order, so cards can name members by their external id.
+ * /__sandbox/seed`): card products, members with balances, cards and reports, applied through
+ * `sandbox.state` in that order, so cards can name members by their external id.
  */
-import type { ReportSnapshot, SandboxState, SeedCardInput, SeedMemberInput } from './state-types.js';
+import type { ReportSnapshot, SandboxState, SeedCardInput, SeedCardProductInput, SeedMemberInput } from './state-types.js';
 
-/** A seed as JSON data. Card products cannot be seeded yet: the catalogue is the simulator's default. */
+/** A seed as JSON data. */
 export interface SandboxSeed {
+  /** Card products to add to the default catalogue (`state.seedCardProduct`). */
+  products?: SeedCardProductInput[];
   /** Members to create, in order (balances per asset and bucket, KYC level, status). */
   members?: SeedMemberInput[];
   /** Cards to create; each names its member by id or external id. */
@@ -20,7 +22,7 @@ export interface SandboxSeed {
   >;
 }
 
-const KEYS = new Set(['members', 'cards', 'reports']);
+const KEYS = new Set(['products', 'members', 'cards', 'reports']);
 
 function listOf(seed: Record<string, unknown>, key: string): Array<Record<string, unknown>> {
   const value = seed[key];
@@ -37,13 +39,15 @@ export function checkSeed(value: unknown): SandboxSeed {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('seed: must be a JSON object');
   const seed = value as Record<string, unknown>;
   const unknown = Object.keys(seed).filter((k) => !KEYS.has(k));
-  if (unknown.length > 0) throw new Error(`seed: unknown key ${unknown.join(', ')} (known: members, cards, reports)`);
+  if (unknown.length > 0) throw new Error(`seed: unknown key ${unknown.join(', ')} (known: products, members, cards, reports)`);
   for (const key of KEYS) listOf(seed, key);
   return seed;
 }
 
 /** What applying a seed created. */
 export interface SeedResult {
+  /** Card product ids, in seed order. */
+  products: string[];
   /** Member ids, in seed order. */
   members: string[];
   /** Card ids, in seed order. */
@@ -62,6 +66,7 @@ export function applySeed(state: SandboxState, seed: SandboxSeed): SeedResult {
     }
   };
   return {
+    products: (seed.products ?? []).map((p, i) => at('products', i, () => state.seedCardProduct(p))),
     members: (seed.members ?? []).map((m, i) => at('members', i, () => state.seedMember(m).id)),
     cards: (seed.cards ?? []).map((c, i) => at('cards', i, () => state.seedCard(c).id)),
     reports: (seed.reports ?? []).map((r, i) => at('reports', i, () => state.seedReport(r).id)),

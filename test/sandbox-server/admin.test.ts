@@ -35,6 +35,23 @@ afterEach(async () => {
   for (const r of receivers.splice(0)) await r.close();
 });
 
+describe('card products', () => {
+  it('POST /__sandbox/seed with products and POST /__sandbox/products add products the signed API lists', async () => {
+    const { server, client } = await serve();
+    const seeded = await adminSend<{ products: string[]; members: string[] }>(server, 'POST', '/__sandbox/seed', {
+      products: [{ id: 'gold', name: 'Gold', form: 'physical', currency: 'EUR', country: 'DE' }],
+      members: [{ external_member_id: 'alice' }],
+    });
+    expect(seeded.status).toBe(201);
+    expect(seeded.body.products).toEqual(['cpd_gold']);
+    const added = await adminSend<{ id: string }>(server, 'POST', '/__sandbox/products', { id: 'silver', name: 'Silver', form: 'virtual' });
+    expect(added).toMatchObject({ status: 201, body: { id: 'cpd_silver' } });
+    const listed = await client.member('alice').cards.products().collect(100);
+    const ids = listed.map((p) => (p as { id?: unknown } | null)?.id);
+    expect(ids).toEqual(expect.arrayContaining(['cpd_gold', 'cpd_silver']));
+  });
+});
+
 describe('members and balances', () => {
   it('POST /__sandbox/members seeds a member the signed API then serves; PUT overwrites buckets', async () => {
     const { server, client } = await serve();
@@ -104,8 +121,8 @@ describe('seed, cards, reports, reset', () => {
     const res = await adminSend<{ error: string }>(server, 'POST', '/__sandbox/seed', { cards: [{ member: 'ghost' }] });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('seed: cards[0]: sandbox: no member ghost');
-    const unknown = await adminSend<{ error: string }>(server, 'POST', '/__sandbox/seed', { products: [] });
-    expect(unknown.body.error).toContain('unknown key products');
+    const unknown = await adminSend<{ error: string }>(server, 'POST', '/__sandbox/seed', { catalogues: [] });
+    expect(unknown.body.error).toContain('unknown key catalogues (known: products, members, cards, reports)');
   });
 
   it('POST /__sandbox/reports with count seeds that many', async () => {

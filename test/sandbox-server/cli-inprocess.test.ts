@@ -90,7 +90,7 @@ describe('runCli', () => {
   it.each([
     ['missing', undefined, /cannot read seed file .*missing\.json: ENOENT/],
     ['array', '[]', /seed: must be a JSON object/],
-    ['unknown-key', '{"products": []}', /seed: unknown key products/],
+    ['unknown-key', '{"catalogues": []}', /seed: unknown key catalogues/],
     ['not-a-list', '{"members": {}}', /seed: members must be an array/],
     ['bad-entry', '{"members": [1]}', /seed: members\[0\] must be an object/],
     ['bad-member', '{"cards": [{"member": "ghost"}]}', /seed: cards\[0\]: sandbox: no member ghost/],

@@ -2,7 +2,7 @@
 import type { InjectedFault } from '../faults.js';
 import { applySeed, checkSeed } from '../seed-file.js';
 import { releaseArmed } from './faults.js';
-import type { BucketsInput, SeedCardInput, SeedMemberInput } from '../state-types.js';
+import type { BucketsInput, SeedCardInput, SeedCardProductInput, SeedMemberInput } from '../state-types.js';
 import { AdminError, adminJson, numberField, type AdminRoute } from './http.js';
 import { memberView, membersView, type AdminHost } from './views.js';
 
@@ -98,6 +98,11 @@ export function stateRoutes(host: AdminHost, armed: InjectedFault[]): AdminRoute
           201,
           seeding(() => state.seedCard(c.body() as unknown as SeedCardInput)),
         ),
+    },
+    {
+      method: 'POST',
+      path: '/__sandbox/products',
+      run: (c) => adminJson(201, { id: seeding(() => state.seedCardProduct(c.body() as unknown as SeedCardProductInput)) }),
     },
     {
       method: 'GET',

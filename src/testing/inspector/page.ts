@@ -30,7 +30,9 @@ function diagnosisCell(r: RequestView): string {
   const d = r.diagnosis;
   if (!d) return '';
   const stringToSign = escapeHtml(d.expectedStringToSign);
-  return `<strong class="component">${escapeHtml(d.component)}</strong>: ${escapeHtml(d.message)}<details><summary>expected string-to-sign</summary><pre>${stringToSign}</pre></details>`;
+  const prefix = `${d.component}: `;
+  const text = d.message.startsWith(prefix) ? d.message.slice(prefix.length) : d.message;
+  return `<strong class="component">${escapeHtml(d.component)}</strong>: ${escapeHtml(text)}<details><summary>expected string-to-sign</summary><pre>${stringToSign}</pre></details>`;
 }
 
 function requestRow(r: RequestView): string {
