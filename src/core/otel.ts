@@ -14,6 +14,11 @@ export interface OpenTelemetrySpan {
   setStatus(status: { code: number; message?: string }): unknown;
   /** Ends the span. */
   end(): void;
+  /**
+   * False for a span nobody records (no tracer provider, or not sampled): the SDK then skips
+   * building its attributes and events. Absent counts as recording.
+   */
+  isRecording?(): boolean;
 }
 
 /** The subset of `@opentelemetry/api` the SDK uses, typed structurally so that no type of the package is needed. */
@@ -132,32 +137,37 @@ class OpenTelemetryReporter implements Telemetry {
 
   startCall(start: CallStart): CallTrace {
     const parent = this.#api.context.active();
-    const span = this.#tracer.startSpan(
-      start.name,
-      {
-        kind: SPAN_KIND_CLIENT,
-        attributes: defined({
-          'http.request.method': start.method,
-          'url.template': start.route,
-          [`${PREFIX}.endpoint`]: start.name,
-          [`${PREFIX}.idempotency_key`]: start.idempotencyKey,
-        }),
-      },
-      parent,
-    );
+    const attributes: Record<string, OpenTelemetryAttributeValue> = {
+      'http.request.method': start.method,
+      'url.template': start.route,
+      [`${PREFIX}.endpoint`]: start.name,
+    };
+    if (start.idempotencyKey !== undefined) attributes[`${PREFIX}.idempotency_key`] = start.idempotencyKey;
+    const span = this.#tracer.startSpan(start.name, { kind: SPAN_KIND_CLIENT, attributes }, parent);
+    // With no tracer provider (or an unsampled call) the span records nothing: keep the metrics,
+    // skip building attributes and events, so that an installed but unused API costs nothing.
+    const recording = span.isRecording?.() !== false;
     const started = performance.now();
     return {
-      event: (name, attributes) => {
-        span.addEvent(name, defined(attributes));
-      },
+      event: recording ? (name, attrs) => void span.addEvent(name, defined(attrs)) : () => undefined,
       inject: (headers) => {
         if (this.#propagate) this.#api.propagation.inject(this.#api.trace.setSpan(parent, span), headers);
       },
-      end: (result) => this.#end(span, start, result, performance.now() - started),
+      end: (result) => this.#end(recording ? span : undefined, span, start, result, performance.now() - started),
     };
   }
 
-  #end(span: OpenTelemetrySpan, start: CallStart, r: CallEnd, ms: number): void {
+  #end(recorded: OpenTelemetrySpan | undefined, span: OpenTelemetrySpan, start: CallStart, r: CallEnd, ms: number): void {
+    if (recorded !== undefined) this.#describe(recorded, r);
+    span.end();
+    const attributes = { endpoint: start.name, outcome: r.outcome };
+    this.#calls.add(1, attributes);
+    this.#duration.record(ms, attributes);
+    if (start.name === 'connect.token') this.#tokens.add(1, { outcome: r.outcome });
+  }
+
+  /** The call's end state as span attributes and status. */
+  #describe(span: OpenTelemetrySpan, r: CallEnd): void {
     span.setAttributes(
       defined({
         'http.response.status_code': r.state.status,
@@ -171,11 +181,6 @@ class OpenTelemetryReporter implements Telemetry {
       }),
     );
     if (r.errorType !== undefined) span.setStatus({ code: STATUS_ERROR, message: r.outcome });
-    span.end();
-    const attributes = { endpoint: start.name, outcome: r.outcome };
-    this.#calls.add(1, attributes);
-    this.#duration.record(ms, attributes);
-    if (start.name === 'connect.token') this.#tokens.add(1, { outcome: r.outcome });
   }
 
   retry(name: string, retryClass: string): void {

@@ -241,6 +241,33 @@ describe('propagation and switches', () => {
   });
 });
 
+describe('a span nobody records', () => {
+  it('gets no attributes or events, is still ended, and the call metrics still move', async () => {
+    server.on('POST', '/v1/withdrawals', [apiError(502, 'upstream_error'), { status: 201, body: ORDER }]);
+    const touched: string[] = [];
+    let ended = 0;
+    // What `@opentelemetry/api` hands out with no tracer provider, or for an unsampled call.
+    const unrecorded = {
+      isRecording: () => false,
+      setAttributes: () => touched.push('setAttributes'),
+      addEvent: () => touched.push('addEvent'),
+      setStatus: () => touched.push('setStatus'),
+      end: () => void ended++,
+    };
+    const api = { ...otel, trace: { ...otel.trace, getTracer: () => ({ startSpan: () => unrecorded }) } };
+    const quiet = traced({ telemetry: { api } });
+    const before = await count('calls', { endpoint: 'withdrawals.create', outcome: 'success' });
+    const retriesBefore = await count('retries', { endpoint: 'withdrawals.create', retry_class: 'same_key' });
+    await quiet.member(MEMBER).withdrawals.create(WITHDRAWAL);
+    await quiet.close();
+    expect(touched).toEqual([]);
+    expect(ended).toBe(2); // the token exchange and the call
+    expect(await count('calls', { endpoint: 'withdrawals.create', outcome: 'success' })).toBe(before + 1);
+    expect(await count('retries', { endpoint: 'withdrawals.create', retry_class: 'same_key' })).toBe(retriesBefore + 1);
+    expect(server.calls().filter((c) => c.url === '/v1/withdrawals')).toHaveLength(2);
+  });
+});
+
 describe('secrets and members', () => {
   it('no attribute, event or metric holds a key, a token, a signature, a PIN or a member id', async () => {
     server.on('POST', '/v1/withdrawals', [apiError(500, 'api_error'), { status: 201, body: ORDER }]);
