@@ -34,7 +34,8 @@ export type { ApiPromise, CallOptions, ResponseMeta, WithResponse, Page, PagePro
 export type { Logger, LogFields, LogLevel } from './core/logger.js';
 export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/token-store.js';
 export type { RequestLimiter } from './core/limiter.js';
-export type { FetchFunction } from './core/transport.js';
+export type { FetchFunction } from './core/transport/fetch.js';
+export type { UndiciDispatcher } from './core/transport/dispatcher.js';
 export type { BackoffSettings } from './core/retry-policy.js';
 export { isKnownErrorCode, type ErrorCode, type ErrorType, type RetryClass, type ErrorExtras, type ExtrasOf } from './spec/error-codes.js';
 export type { HttpMethod, RateLimitBucket } from './spec/endpoint.js';

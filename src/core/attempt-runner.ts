@@ -20,7 +20,7 @@ import type { Redactor } from './redactor.js';
 import { errorFromResponse } from './response.js';
 import { decideRetry, parseRetryAfter, retryClassFor, type AttemptFailure, type BackoffSettings, type RetryRules } from './retry-policy.js';
 import type { ServiceClock } from './service-clock.js';
-import { signAttempt } from './signing.js';
+import { bodySha256, signAttempt, type SignatureHeaders, type Signer } from './signing.js';
 import { sleep } from './sleep.js';
 import type { TokenManager } from './token-manager.js';
 import {
@@ -75,6 +75,8 @@ interface CallProgress {
   sent: CallSent;
   status: number | undefined;
   requestId: string | undefined;
+  /** Hex sha256 of the body, computed at the first signed attempt and reused by every retry. */
+  bodyHash: string | Promise<string> | undefined;
   /** Secrets of this call to mask in server text: its signatures and secret body fields. */
   readonly secrets: string[];
   /** Errors this call's own steps raised (others are copied per call at the boundary). */
@@ -109,7 +111,7 @@ const SENT_ORDER: Readonly<Record<CallSent, number>> = { no: 0, maybe: 1, yes: 2
 export class AttemptRunner {
   readonly #settings: AttemptSettings;
   readonly #transport: Transport;
-  readonly #signingKey: string;
+  readonly #signer: Signer;
   readonly #clock: ServiceClock;
   readonly #gate: BucketGate;
   readonly #redactor: Redactor;
@@ -117,13 +119,13 @@ export class AttemptRunner {
   constructor(
     settings: AttemptSettings,
     transport: Transport,
-    signing: { readonly key: string; readonly clock: ServiceClock },
+    signing: { readonly signer: Signer; readonly clock: ServiceClock },
     gate: BucketGate,
     redactor: Redactor,
   ) {
     this.#settings = settings;
     this.#transport = transport;
-    this.#signingKey = signing.key;
+    this.#signer = signing.signer;
     this.#clock = signing.clock;
     this.#gate = gate;
     this.#redactor = redactor;
@@ -162,6 +164,7 @@ export class AttemptRunner {
       sent: 'no',
       status: undefined,
       requestId: undefined,
+      bodyHash: undefined,
       secrets: [...call.secrets],
       own: new WeakSet(),
     };
@@ -178,7 +181,9 @@ export class AttemptRunner {
     // could still see the previous window's requests when the next ones arrive.
     const slotTaken = await this.#abortable(this.#gate.admit(call.bucket, signal), p);
     if (call.signed) {
-      const signature = signAttempt(this.#signingKey, call.method, call.path, call.bodyHash, this.#clock.now());
+      const signing = this.#sign(p);
+      // Only an asynchronous signer (Web Crypto) costs an await; node:crypto's answer is used as is.
+      const signature = signing instanceof Promise ? await signing : signing;
       p.secrets.push(signature['x-signature']);
       Object.assign(headers, signature);
     }
@@ -192,6 +197,14 @@ export class AttemptRunner {
     if (!sent.ok) return sent;
     this.#answered(p, sent.response.status, sent.response.headers['x-request-id']);
     return this.#classify(sent.response, p, token, Math.round(performance.now() - started));
+  }
+
+  /** This attempt's signature: a fresh nonce and timestamp over the call's one body hash. */
+  #sign(p: CallProgress): SignatureHeaders | Promise<SignatureHeaders> {
+    const { call } = p;
+    const hash = (p.bodyHash ??= bodySha256(this.#signer, call.body));
+    if (typeof hash === 'string') return signAttempt(this.#signer, call.method, call.path, hash, this.#clock.now());
+    return hash.then((h) => signAttempt(this.#signer, call.method, call.path, h, this.#clock.now()));
   }
 
   #headers(call: PreparedCall): Record<string, string> {

@@ -1,0 +1,104 @@
+/**
+ * What the SDK picks by itself for the runtime it runs on, observed on the wire: the signer
+ * (node:crypto, or Web Crypto where a runtime has no node:crypto) and the transport (undici on
+ * Node, fetch where undici cannot be loaded, fetch only in the build for other runtimes).
+ */
+import { createHash } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { InvalidArgumentError, MemoryTokenStore } from '../../src/index.js';
+import { createTransport as webTransport } from '../../src/core/platform/web.js';
+import { FetchTransport } from '../../src/core/transport/fetch.js';
+import { UndiciTransport } from '../../src/core/transport/undici.js';
+import { wireClient } from '../helpers/client.js';
+import { CLIENT_ID, startWireServer, type WireServer } from '../helpers/wire-server.js';
+
+const ORDER = { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '25.50', ledger_scale: 6, to_address: 'TQ7x1Vb9' };
+const WITHDRAWAL = { asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9' } as const;
+
+let server: WireServer;
+beforeEach(async () => {
+  server = await startWireServer();
+  server.on('POST', '/v1/withdrawals', { status: 201, body: ORDER });
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await server.close();
+});
+
+function attempt(url: URL): Parameters<FetchTransport['send']>[0] {
+  return {
+    method: 'GET',
+    origin: url.origin,
+    path: '/v1/assets',
+    headers: {},
+    body: undefined,
+    signal: undefined,
+    timeoutMs: 10_000,
+    maxResponseBytes: 1 << 20,
+  };
+}
+
+describe('signing where the runtime has no node:crypto (workerd, edge)', () => {
+  it('signs every write with Web Crypto: the server verifies the signature and the token store key is the same hash', async () => {
+    const real = process.getBuiltinModule.bind(process);
+    vi.spyOn(process, 'getBuiltinModule').mockImplementation(((id: string) =>
+      id === 'node:crypto' ? undefined : real(id)) as typeof real);
+    const tokenStore = new MemoryTokenStore();
+    const setKey = vi.spyOn(tokenStore, 'set');
+    const client = wireClient(server.url, { tokenStore });
+    try {
+      const order = await client.member('m').withdrawals.create(WITHDRAWAL);
+      expect(order.id).toBe('wdr_1');
+    } finally {
+      await client.close();
+    }
+    const [call] = server.calls();
+    expect(call?.signatureValid).toBe(true);
+    const expected = createHash('sha256')
+      .update(`${new URL(server.url).origin}\n${CLIENT_ID}`)
+      .digest('hex')
+      .slice(0, 32);
+    expect(setKey.mock.calls[0]?.[0]).toBe(`merchant-stablecoin:token:${expected}`);
+  });
+});
+
+describe('the Node transport', () => {
+  it('sends through the fallback (fetch) when undici cannot be loaded', async () => {
+    server.on('GET', '/v1/assets', { body: { data: [] } });
+    const transport = new UndiciTransport(
+      undefined,
+      () => new FetchTransport(),
+      () => Promise.resolve(undefined),
+    );
+    const res = await transport.send(attempt(new URL(server.url)));
+    await transport.close();
+    expect(res.status).toBe(200);
+    // fetch offers compressed answers; the undici transport asks for identity.
+    expect(server.requests[0]?.headers['accept-encoding']).not.toBe('identity');
+  });
+
+  it('fails the attempt, naming undici, when undici was asked for by name and cannot be loaded', async () => {
+    const transport = new UndiciTransport(undefined, undefined, () => Promise.resolve(undefined));
+    await expect(transport.send(attempt(new URL(server.url)))).rejects.toThrow(/undici 7 could not be loaded/);
+    await transport.close();
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('is undici by default: the request asks for identity encoding', async () => {
+    const client = wireClient(server.url);
+    try {
+      await client.member('m').withdrawals.create(WITHDRAWAL);
+    } finally {
+      await client.close();
+    }
+    expect(server.calls()[0]?.headers['accept-encoding']).toBe('identity');
+  });
+});
+
+describe('the build for Bun, Deno, workerd and edge runtimes', () => {
+  it('uses fetch, and refuses undici with a reason', () => {
+    expect(webTransport({})).toBeInstanceOf(FetchTransport);
+    expect(() => webTransport({ transport: 'undici' })).toThrow(InvalidArgumentError);
+    expect(() => webTransport({ dispatcher: { dispatch: () => true, close: async () => undefined } })).toThrow(/runs on Node only/);
+  });
+});
