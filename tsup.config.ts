@@ -20,5 +20,5 @@ export default defineConfig({
   splitting: true,
   treeshake: true,
   // msw is an optional peer of the testing entry only.
-  external: ['msw', 'msw/node'],
+  external: ['msw', 'msw/node', '@opentelemetry/api'],
 });

@@ -3,6 +3,7 @@ import type { Logger } from './core/logger.js';
 import type { Signer } from './core/signing.js';
 import { AttemptRunner } from './core/attempt-runner.js';
 import { BucketGate } from './core/bucket-gate.js';
+import { createTelemetry } from './core/otel.js';
 import { Pipeline } from './core/pipeline.js';
 import { Redactor } from './core/redactor.js';
 import { withoutControlChars } from './core/text.js';
@@ -108,7 +109,7 @@ export class MerchantClient {
       this.#transport,
       { signer, clock: this.#clock },
       new BucketGate(options.limiter),
-      redactor,
+      { redactor, telemetry: createTelemetry(options.telemetry) },
     );
     const tokens = new TokenManager({
       store: options.tokenStore ?? new MemoryTokenStore(),

@@ -32,6 +32,7 @@ export {
 } from './core/errors.js';
 export type { ApiPromise, CallOptions, ResponseMeta, WithResponse, Page, PagePromise, QueryValue } from './core/types.js';
 export type { Logger, LogFields, LogLevel } from './core/logger.js';
+export type { TelemetryOptions, OpenTelemetryApi, OpenTelemetrySpan, OpenTelemetryAttributeValue } from './core/otel.js';
 export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/token-store.js';
 export type { RequestLimiter } from './core/limiter.js';
 export type { FetchFunction } from './core/transport/fetch.js';

@@ -33,11 +33,13 @@ export class BucketGate {
   }
 
   /**
-   * Waits out the bucket's pause, then takes a limiter slot. Resolves true when a slot was taken
-   * (the caller settles it when the attempt ends). Rejects with the signal's reason on abort, or
+   * Waits out the bucket's pause, then takes a limiter slot (the token endpoint's window for the
+   * token exchange). Says whether a slot was taken (the caller settles it when the attempt ends)
+   * and whether the call had to wait for a pause. Rejects with the signal's reason on abort, or
    * with the limiter's own error.
    */
-  async admit(bucket: CallBucket, signal: AbortSignal | undefined): Promise<boolean> {
+  async admit(bucket: CallBucket, signal: AbortSignal | undefined): Promise<{ readonly slotTaken: boolean; readonly paused: boolean }> {
+    let paused = false;
     // Re-read after each sleep: a later 429 may have extended the pause, and a timer may fire a
     // millisecond early; Retry-After is honoured to the millisecond.
     for (let until = this.#pausedUntil.get(bucket); until !== undefined; until = this.#pausedUntil.get(bucket)) {
@@ -46,15 +48,16 @@ export class BucketGate {
         this.#pausedUntil.delete(bucket);
         break;
       }
+      paused = true;
       await this.#clock.sleep(wait, signal);
     }
     if (bucket === 'token') {
       await this.#tokenSlot(signal);
-      return false;
+      return { slotTaken: false, paused };
     }
-    if (this.#limiter === undefined) return false;
+    if (this.#limiter === undefined) return { slotTaken: false, paused };
     await this.#limiter.acquire(bucket, signal);
-    return true;
+    return { slotTaken: true, paused };
   }
 
   /** Waits for a place among the token endpoint's 20 attempts a minute, and takes it. */

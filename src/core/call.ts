@@ -13,6 +13,10 @@ export type CallBucket = RateLimitBucket | 'token';
 
 /** One call, prepared once: the exact path and body bytes that every attempt signs and sends. */
 export interface PreparedCall {
+  /** The SDK method, e.g. `withdrawals.create` (what traces and logs call it). */
+  readonly name: string;
+  /** The route template, e.g. `/v1/withdrawals/{id}/confirm`. */
+  readonly route: string;
   readonly method: string;
   /** Path with query, exactly as signed and sent (base path included). */
   readonly path: string;
@@ -87,19 +91,22 @@ function serialise(body: unknown): Uint8Array {
 export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArgs, basePath: string, bucket?: CallBucket): PreparedCall {
   const options = args.options;
   const member = endpoint.memberScoped || args.member !== undefined ? checkMemberId(args.member, 'member') : undefined;
-  const route = fillPath(endpoint.path, args.pathParams) + buildQuery(args.query);
+  const filled = fillPath(endpoint.path, args.pathParams) + buildQuery(args.query);
   const body = args.body === undefined ? undefined : serialise(args.body);
   const signed = isSignedMethod(endpoint.method);
   const keyed = endpoint.idempotent || options?.idempotencyKey !== undefined;
   checkExtraHeaders(options?.headers);
   return {
+    // Member-scoped methods hang off the member view; the trace names the namespace and method.
+    name: endpoint.id.startsWith('member.') ? endpoint.id.slice('member.'.length) : endpoint.id,
+    route: endpoint.path,
     method: endpoint.method,
-    path: basePath + route,
+    path: basePath + filled,
     body,
     signed,
     idempotencyKey: keyed ? resolveIdempotencyKey(options?.idempotencyKey) : undefined,
     member,
-    bucket: bucket ?? bucketOf(endpoint.method, route),
+    bucket: bucket ?? bucketOf(endpoint.method, filled),
     extraHeaders: options?.headers,
     options,
     secrets: secretValues(endpoint.secretFields, args.body),

@@ -1,6 +1,7 @@
 import { nonNegativeInt, positiveInt } from './checks.js';
 import { InvalidArgumentError } from './errors.js';
 import type { Logger } from './logger.js';
+import type { TelemetryOptions } from './otel.js';
 import type { RequestLimiter } from './limiter.js';
 import { DEFAULT_BACKOFF, type BackoffSettings } from './retry-policy.js';
 import type { TokenStore } from './token-store.js';
@@ -65,6 +66,13 @@ export interface MerchantClientOptions {
    * every later request with a wrong clock. Default 3 600 000 (one hour).
    */
   readonly maxClockSkewMs?: number;
+  /**
+   * OpenTelemetry tracing and metrics: one span per call named after the SDK method, with the
+   * call's state as attributes and its attempts and waits as events. Used when
+   * `@opentelemetry/api` is installed (or given as `api`); nothing is loaded otherwise. See
+   * docs/observability.md.
+   */
+  readonly telemetry?: TelemetryOptions;
 }
 
 /** Settings after defaults, environment and validation. */

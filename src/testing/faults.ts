@@ -20,6 +20,11 @@
  * - `unknown_code`: an envelope with a code outside the catalogue (default 500
  *   `brand_new_code`).
  * - `timestamp_skew`: 401 `timestamp_out_of_range`, as if the client's clock had drifted.
+ * - `garble`: the request executes normally (its outcome is stored under the idempotency key),
+ *   then a 2xx answer's body is replaced by `body` (default: empty), with `status` if given
+ *   (default: the real one) and the real headers: the service accepted the call, but the client
+ *   cannot read what it answered. A non-2xx answer goes out unchanged. A retry with the same key
+ *   replays the intact stored answer.
  */
 export type Fault =
   | {
@@ -75,6 +80,14 @@ export type Fault =
   | {
       /** 401 `timestamp_out_of_range`. */
       kind: 'timestamp_skew';
+    }
+  | {
+      /** Executes normally (outcome stored), then replaces a 2xx answer's body. */
+      kind: 'garble';
+      /** The body sent instead (default: empty). */
+      body?: string;
+      /** The status sent instead (default: the real 2xx status). */
+      status?: number;
     };
 
 /**

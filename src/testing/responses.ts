@@ -41,6 +41,9 @@ const HTML_PAGE = (status: number): string => {
   return `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
 };
 
+/** The code of each injectable status, from the spec's type-to-status table. */
+const STATUS_CODES = { 500: 'api_error', 502: 'upstream_error', 504: 'upstream_timeout' } as const;
+
 /** A 429 in either envelope shape the spec shows. */
 function rateLimited(f: Extract<Fault, { kind: 'rate_limited' }>, requestId: string): SandboxResponse {
   const headers = { 'content-type': 'application/json', 'x-request-id': requestId, 'retry-after': String(f.retryAfter) };
@@ -52,11 +55,20 @@ function rateLimited(f: Extract<Fault, { kind: 'rate_limited' }>, requestId: str
   return { status: 429, headers, body: JSON.stringify(body) };
 }
 
-/** The response an injected fault produces (never for `delay` or `hang`). */
+/**
+ * The answer a `garble` fault sends for a request that ran: a 2xx keeps its headers (request id,
+ * replay flag) and loses its body; any other status goes out unchanged.
+ */
+export function garbled(f: Extract<Fault, { kind: 'garble' }>, outcome: SandboxResponse): SandboxResponse {
+  if (outcome.status < 200 || outcome.status > 299) return outcome;
+  return { ...outcome, status: f.status ?? outcome.status, body: f.body ?? '' };
+}
+
+/** The response an injected fault produces (never for `delay`, `hang` or `garble`). */
 export function faultResponse(f: Fault, requestId: string): SandboxResponse {
   switch (f.kind) {
     case 'status': {
-      const code = f.code ?? (f.status === 500 ? 'api_error' : f.status === 502 ? 'upstream_error' : 'upstream_timeout');
+      const code = f.code ?? STATUS_CODES[f.status];
       return errorResponse(new ServiceError(code, 'Injected failure.', { status: f.status }), requestId);
     }
     case 'in_progress':
@@ -78,6 +90,7 @@ export function faultResponse(f: Fault, requestId: string): SandboxResponse {
       );
     case 'delay':
     case 'hang':
+    case 'garble':
       throw new Error(`${f.kind} is not a response`);
   }
 }

@@ -17,7 +17,8 @@
 import { fail } from './errors.js';
 import type { StoredResponse } from './idempotency.js';
 import { requestId as newRequestId } from './ids.js';
-import { failureResponse, faultResponse, type SandboxResponse } from './responses.js';
+import type { Fault } from './faults.js';
+import { failureResponse, faultResponse, garbled, type SandboxResponse } from './responses.js';
 import {
   checkRateLimit,
   checkSignature,
@@ -123,6 +124,19 @@ async function process(deps: ServiceDeps, x: Exchange, beforeHandler: () => Prom
   }
 }
 
+/** Faults that answer in place of the request, which then never runs. */
+function answersInstead(f: Fault): boolean {
+  if (f.kind === 'delay' || f.kind === 'hang' || f.kind === 'garble') return false;
+  return !(f.kind === 'status' && f.when === 'after');
+}
+
+/** The answer once the request ran: an `after` status replaces it, a `garble` spoils a 2xx body. */
+function afterRun(f: Fault | undefined, outcome: SandboxResponse, requestId: string): SandboxResponse {
+  if (f?.kind === 'status') return faultResponse(f, requestId);
+  if (f?.kind === 'garble') return garbled(f, outcome);
+  return outcome;
+}
+
 /** Builds `handle()`. */
 export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promise<SandboxResponse> {
   const { store, clock, faults, webhooks } = deps;
@@ -157,11 +171,8 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
       return { ...r, headers: { ...r.headers, date: new Date(clock.now()).toUTCString() } };
     };
 
-    // 1. `before` faults answer without running the request; `after` ones once it ran (its outcome stored).
-    const after = fault?.kind === 'status' && fault.when === 'after';
-    if (fault && fault.kind !== 'delay' && fault.kind !== 'hang' && !after) return finish(faultResponse(fault, x.requestId));
-    const outcome = await process(deps, x, delay);
-    if (fault && after) return finish(faultResponse(fault, x.requestId));
-    return finish(outcome);
+    // 1. `before` faults answer without running the request; `after` and `garble` once it ran (its outcome stored).
+    if (fault && answersInstead(fault)) return finish(faultResponse(fault, x.requestId));
+    return finish(afterRun(fault, await process(deps, x, delay), x.requestId));
   };
 }

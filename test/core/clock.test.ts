@@ -131,7 +131,7 @@ describe('MemoryRateLimiter on a manual clock', () => {
 });
 
 describe('the token endpoint window on a manual clock (every exchange attempt takes a place)', () => {
-  const admitToken = (gate: BucketGate, signal?: AbortSignal): Promise<boolean> => gate.admit('token', signal);
+  const admitToken = async (gate: BucketGate, signal?: AbortSignal): Promise<boolean> => (await gate.admit('token', signal)).slotTaken;
 
   it('admits at most 20 token attempts in any minute of its clock: the 21st waits until the oldest is a minute old', async () => {
     const clock = manualClock();

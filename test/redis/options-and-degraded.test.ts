@@ -83,19 +83,26 @@ describe('RedisRateLimiter without reaching Redis', () => {
   });
 
   it('sets the shared pause by script, loading the script on a node that does not know it', async () => {
+    let evalSeen: () => void = () => undefined;
+    const evaluated = new Promise<void>((resolve) => (evalSeen = resolve));
     const redis = fakeRedis({
       EVALSHA: () => {
         throw new Error('NOSCRIPT No matching script. Please use EVAL.');
       },
-      EVAL: () => 'OK',
+      EVAL: () => {
+        evalSeen();
+        return 'OK';
+      },
     });
     const limiter = new RedisRateLimiter({ redis, account: 'cli_1', ...quiet });
     limiter.pause('orders', 1500.2);
-    await new Promise((r) => setTimeout(r, 20));
+    await evaluated;
     expect(redis.calls.map((c) => c[0])).toEqual(['EVALSHA', 'EVAL']);
     const evalCall = redis.calls[1]!;
-    expect(evalCall.find((a) => a.endsWith(':orders:pause'))).toMatch(/^merchant-stablecoin:rate:\{[0-9a-f]{16}\}:orders:pause$/);
-    expect(evalCall.at(-1)).toBe('1501');
+    const keyAt = evalCall.findIndex((a) => a.endsWith(':orders:pause'));
+    expect(evalCall[keyAt]).toMatch(/^merchant-stablecoin:rate:\{[0-9a-f]{16}\}:orders:pause$/);
+    // After the key: the pause rounded up to whole milliseconds, then the clock slot ('' = Redis' own TIME).
+    expect(evalCall.slice(keyAt + 1)).toEqual(['1501', '']);
   });
 
   it('shows its keys and quotas when inspected, never the account', () => {
