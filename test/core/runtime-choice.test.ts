@@ -41,8 +41,7 @@ function attempt(url: URL): Parameters<FetchTransport['send']>[0] {
 describe('signing where the runtime has no node:crypto (workerd, edge)', () => {
   it('signs every write with Web Crypto: the server verifies the signature and the token store key is the same hash', async () => {
     const real = process.getBuiltinModule.bind(process);
-    vi.spyOn(process, 'getBuiltinModule').mockImplementation(((id: string) =>
-      id === 'node:crypto' ? undefined : real(id)) as typeof real);
+    vi.spyOn(process, 'getBuiltinModule').mockImplementation((id: string) => (id === 'node:crypto' ? undefined : real(id)));
     const tokenStore = new MemoryTokenStore();
     const setKey = vi.spyOn(tokenStore, 'set');
     const client = wireClient(server.url, { tokenStore });
@@ -92,6 +91,20 @@ describe('the Node transport', () => {
       await client.close();
     }
     expect(server.calls()[0]?.headers['accept-encoding']).toBe('identity');
+  });
+
+  it('closes twice without error, before and after a call, with either transport', async () => {
+    for (const transport of [undefined, 'fetch'] as const) {
+      const unused = wireClient(server.url, { transport });
+      await unused.close();
+      await unused.close();
+      const used = wireClient(server.url, { transport });
+      await used.member('m').withdrawals.create(WITHDRAWAL);
+      await used.close();
+      await expect(used.close()).resolves.toBeUndefined();
+      await expect(used.member('m').withdrawals.create(WITHDRAWAL)).rejects.toThrow();
+    }
+    expect(server.calls()).toHaveLength(2);
   });
 });
 

@@ -81,12 +81,14 @@ async function readFetchResponse(res: Response, req: TransportRequest): Promise<
  */
 export class FetchTransport implements Transport {
   readonly #fetch: FetchFunction | undefined;
+  #closed = false;
 
   constructor(fetchFn?: FetchFunction) {
     this.#fetch = fetchFn;
   }
 
   async send(req: TransportRequest): Promise<TransportResponse> {
+    if (this.#closed) throw new AttemptNotSentError(new Error('The client is closed.'));
     // Resolved per call so that a fetch patched after construction (msw) is used.
     const fetchFn: FetchFunction = this.#fetch ?? globalThis.fetch;
     // One signal for the caller's abort and the attempt's timer; it also covers the body read.
@@ -117,5 +119,9 @@ export class FetchTransport implements Transport {
     }
   }
 
-  async close(): Promise<void> {}
+  /** Nothing is pooled here (the runtime's `fetch` owns its connections): later calls fail, as after undici's close. */
+  close(): Promise<void> {
+    this.#closed = true;
+    return Promise.resolve();
+  }
 }

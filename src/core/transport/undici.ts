@@ -217,6 +217,7 @@ export class UndiciTransport implements Transport {
   readonly #load: () => Promise<UndiciModule | undefined>;
   readonly #owned: boolean;
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(dispatcher?: UndiciDispatcher, fallback?: () => Transport, load = loadUndici) {
     this.#owned = dispatcher === undefined;
@@ -246,7 +247,12 @@ export class UndiciTransport implements Transport {
     }));
   }
 
-  async close(): Promise<void> {
+  /** Closes the pooled agent once; later calls share the first close (a second close is safe). */
+  close(): Promise<void> {
+    return (this.#closing ??= this.#closeOnce());
+  }
+
+  async #closeOnce(): Promise<void> {
     if (!this.#owned) return;
     this.#closed = true;
     if (this.#dispatcher !== undefined) await this.#dispatcher.close();
