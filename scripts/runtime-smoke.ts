@@ -1,0 +1,350 @@
+/**
+ * Runtime smoke: the packed tarball, installed as a user installs it, runs the quickstart flow
+ * (token, faucet, member, deposit, withdrawal, `for await` over reports, an error branch on
+ * `code`, `close()` twice) with default client settings against the sandbox server, on every
+ * runtime at hand. `npm run smoke:runtimes` (`npx tsx scripts/runtime-smoke.ts [--keep]`).
+ *
+ * - Node (the one running this script) always, from ESM and from an esbuild bundle (platform
+ *   node, ESM) and a platform-neutral esbuild bundle.
+ * - Node 22 and 24, Bun, Deno (`--allow-net` only) and workerd (with and without
+ *   `nodejs_compat`): their npm packages carry the binary and are installed by `npm ci` into
+ *   `smoke/runtimes/node_modules` (a cache folder, never the SDK's own install). A runtime whose
+ *   package cannot be installed or run on this machine is skipped with a loud `!! SKIPPED` line
+ *   naming it; it never counts as passed, and never fails the run.
+ *
+ * The sandbox server runs under the Node running this script, from the installed tarball's
+ * `merchant-stablecoin/testing`. Exits non-zero when a runtime that could run failed.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RUNTIMES = join(ROOT, 'smoke', 'runtimes');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const ESBUILD = join(ROOT, 'node_modules', '.bin', 'esbuild');
+const keep = process.argv.includes('--keep');
+
+interface RunResult {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+/** Runs a command, capturing stdout and stderr together. */
+function run(command: string, args: readonly string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: options.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+    const timer = setTimeout(() => {
+      output += `\n(killed after ${options.timeoutMs} ms)`;
+      child.kill('SIGKILL');
+    }, options.timeoutMs ?? 300_000);
+    child.on('error', (err) => (output += `\n${String(err)}`));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+function clean(output: string): string {
+  return output
+    .split('\n')
+    .filter((line) => !/^npm warn Unknown (user|env|project) config/.test(line))
+    .join('\n')
+    .trim();
+}
+
+async function must(command: string, args: readonly string[], options: Parameters<typeof run>[2] = {}): Promise<string> {
+  const r = await run(command, args, options);
+  if (r.code !== 0) throw new Error(`\`${[command, ...args].join(' ')}\` exited ${String(r.code)}:\n${clean(r.output)}`);
+  return clean(r.output);
+}
+
+/** The quickstart flow, written for every runtime: no `process`, no `node:` module. */
+const FLOW = `import { MerchantClient, isApiError } from 'merchant-stablecoin';
+
+export async function quickstart(settings) {
+  const { baseUrl, clientId, apiKey, signingKey, member } = settings;
+  // Default settings: no transport, no fetch, no dispatcher.
+  const client = new MerchantClient({ baseUrl, clientId, apiKey, signingKey });
+  const steps = [];
+  try {
+    const assets = await client.assets.list();
+    steps.push('token+assets:' + assets.data.length);
+    const credit = await client.sandbox.faucet({ asset: 'USDT', amount: '1000' });
+    if (credit.credited !== '1000.000000') throw new Error('faucet credited ' + credit.credited);
+    steps.push('faucet');
+    await client.members.create({ external_member_id: member });
+    const view = client.member(member);
+    await view.deposits.declare({ asset: 'USDT', amount: '250.00' });
+    steps.push('member');
+    const order = await view.withdrawals.create({ asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9smokeAddress' });
+    if (order.status !== 'locked' || order.amount !== '25.500000') throw new Error('withdrawal ' + JSON.stringify(order));
+    steps.push('withdrawal');
+    let reports = 0;
+    for await (const report of client.reports.list({ limit: 20 })) if (typeof report.id === 'string') reports++;
+    if (reports !== 45) throw new Error('reports walked: ' + reports);
+    steps.push('reports:' + reports);
+    try {
+      await view.withdrawals.create({ asset: 'USDT', amount: '1000000', to_address: 'TQ7x1Vb9smokeAddress' });
+      throw new Error('an overdraft was accepted');
+    } catch (err) {
+      if (!isApiError(err, 'insufficient_balance')) throw err;
+    }
+    steps.push('error:insufficient_balance');
+  } finally {
+    await client.close();
+  }
+  await client.close();
+  steps.push('closed');
+  return steps.join(' ');
+}
+`;
+
+/** Node, Bun and Deno: settings as the one argument, the steps on stdout. */
+const MAIN = `import { quickstart } from './flow.mjs';
+const args = globalThis.Deno ? globalThis.Deno.args : globalThis.process.argv.slice(2);
+console.log('SMOKE OK ' + (await quickstart(JSON.parse(args[0]))));
+`;
+
+/** workerd: the flow runs inside a request (workerd allows I/O only there). */
+const WORKER = `import { quickstart } from './flow.mjs';
+export default {
+  async fetch(request) {
+    try {
+      return new Response('SMOKE OK ' + (await quickstart(await request.json())));
+    } catch (err) {
+      return new Response('SMOKE FAILED ' + (err && err.stack ? err.stack : String(err)), { status: 500 });
+    }
+  },
+};
+`;
+
+/** The sandbox server, from the installed tarball's testing entry. */
+const SERVER = `import { createSandbox } from 'merchant-stablecoin/testing';
+const sandbox = createSandbox();
+sandbox.state.seedReports(45);
+const server = await sandbox.listen({ port: 0 });
+console.log(JSON.stringify({ baseUrl: server.url, ...sandbox.credentials }));
+process.stdin.resume();
+process.stdin.on('end', () => void server.close().then(() => process.exit(0)));
+`;
+
+interface Sandbox {
+  readonly settings: Record<string, string>;
+  stop(): void;
+}
+
+function startSandbox(cwd: string): Promise<Sandbox> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['server.mjs'], { cwd, stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line !== undefined) {
+        resolve({ settings: JSON.parse(line) as Record<string, string>, stop: () => child.stdin.end() });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`sandbox server exited ${String(code)}`)));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+type Outcome = { readonly status: 'passed'; readonly detail: string } | { readonly status: 'failed' | 'skipped'; readonly detail: string };
+
+function verdict(r: RunResult): Outcome {
+  const line = r.output.split('\n').find((l) => l.startsWith('SMOKE OK'));
+  return r.code === 0 && line !== undefined ? { status: 'passed', detail: line } : { status: 'failed', detail: clean(r.output) };
+}
+
+/** Installs the runtimes' packages into the cache folder; `undefined` when that worked. */
+async function installRuntimes(): Promise<string | undefined> {
+  const r = await run(NPM, ['ci', '--no-audit', '--no-fund'], { cwd: RUNTIMES, timeoutMs: 900_000 });
+  return r.code === 0 ? undefined : clean(r.output).split('\n').slice(-5).join('\n');
+}
+
+/** The binary of a runtime package, or the reason it cannot run here. */
+async function binary(path: string, versionArgs: readonly string[]): Promise<{ bin: string } | { skip: string }> {
+  const bin = join(RUNTIMES, 'node_modules', path);
+  if (!existsSync(bin)) return { skip: `${path} is not installed` };
+  const r = await run(bin, versionArgs, { timeoutMs: 60_000 });
+  return r.code === 0 ? { bin } : { skip: `${path} does not run here: ${clean(r.output).split('\n')[0] ?? ''}` };
+}
+
+async function workerd(bin: string, dir: string, nodeCompat: boolean, settings: Record<string, string>): Promise<Outcome> {
+  const name = nodeCompat ? 'worker-compat' : 'worker-plain';
+  // What wrangler does: bundle for the workerd conditions, nothing left to resolve at run time.
+  await must(
+    ESBUILD,
+    [
+      'worker.mjs',
+      '--bundle',
+      '--format=esm',
+      '--platform=neutral',
+      '--conditions=workerd,worker,browser',
+      ...(nodeCompat ? ['--external:node:*'] : []),
+      `--outfile=${name}.js`,
+    ],
+    { cwd: dir },
+  );
+  const port = await freePort();
+  writeFileSync(
+    join(dir, `${name}.capnp`),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .w),
+    (name = "loopback", network = (allow = ["public", "private", "local"])),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+const w :Workerd.Worker = (
+  modules = [(name = "worker.js", esModule = embed "${name}.js")],
+  compatibilityDate = "2025-09-01",
+  compatibilityFlags = [${nodeCompat ? '"nodejs_compat"' : ''}],
+  globalOutbound = "loopback",
+);
+`,
+  );
+  const child = spawn(bin, ['serve', `${name}.capnp`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (log += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
+  try {
+    const body = JSON.stringify({ ...settings, member: `smoke-${name}` });
+    const text = await postWhenUp(`http://127.0.0.1:${port}/`, body, () => child.exitCode !== null);
+    return text.startsWith('SMOKE OK') ? { status: 'passed', detail: text } : { status: 'failed', detail: `${text}\n${log}` };
+  } catch (err) {
+    return { status: 'failed', detail: `${String(err)}\n${log}` };
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+/** POSTs once the server accepts connections (workerd takes a moment to start). */
+async function postWhenUp(url: string, body: string, exited: () => boolean): Promise<string> {
+  for (let tries = 0; ; tries++) {
+    try {
+      const res = await fetch(url, { method: 'POST', body });
+      return await res.text();
+    } catch (err) {
+      if (exited() || tries > 600) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'ms-runtime-smoke-'));
+  const results: [string, Outcome][] = [];
+  try {
+    await must(NPM, ['pack', '--ignore-scripts', '--pack-destination', work], { timeoutMs: 300_000 });
+    const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
+    if (tarball === undefined) throw new Error('npm pack wrote no tarball');
+    const dir = join(work, 'consumer');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'smoke-consumer', private: true, type: 'module' }));
+    await must(NPM, ['install', '--no-audit', '--no-fund', join(work, tarball)], { cwd: dir, timeoutMs: 600_000 });
+    writeFileSync(join(dir, 'flow.mjs'), FLOW);
+    writeFileSync(join(dir, 'main.mjs'), MAIN);
+    writeFileSync(join(dir, 'worker.mjs'), WORKER);
+    writeFileSync(join(dir, 'server.mjs'), SERVER);
+    const sandbox = await startSandbox(dir);
+    try {
+      await smokeAll(dir, sandbox.settings, results);
+    } finally {
+      sandbox.stop();
+    }
+  } finally {
+    if (keep) console.log(`kept: ${work}`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+  report(results);
+}
+
+async function smokeAll(dir: string, settings: Record<string, string>, results: [string, Outcome][]): Promise<void> {
+  const argFor = (name: string): string => JSON.stringify({ ...settings, member: `smoke-${name}` });
+  const node = async (name: string, bin: string, file: string): Promise<void> => {
+    results.push([name, verdict(await run(bin, [file, argFor(name)], { cwd: dir }))]);
+  };
+  await node(`node ${process.version}`, process.execPath, 'main.mjs');
+  await must(ESBUILD, ['main.mjs', '--bundle', '--platform=node', '--format=esm', '--minify', '--outfile=bundle-node.mjs'], { cwd: dir });
+  await node(`esbuild bundle (platform node, ESM) on node ${process.version}`, process.execPath, 'bundle-node.mjs');
+  await must(ESBUILD, ['main.mjs', '--bundle', '--platform=neutral', '--format=esm', '--minify', '--outfile=bundle-neutral.mjs'], {
+    cwd: dir,
+  });
+  await node(`esbuild bundle (platform neutral) on node ${process.version}`, process.execPath, 'bundle-neutral.mjs');
+
+  const failedInstall = await installRuntimes();
+  const skipAll = (names: readonly string[], why: string): void => {
+    for (const name of names) results.push([name, { status: 'skipped', detail: why }]);
+  };
+  if (failedInstall !== undefined) {
+    skipAll(
+      ['node 22', 'node 24', 'bun', 'deno', 'workerd (nodejs_compat)', 'workerd (no nodejs_compat)'],
+      `npm ci in smoke/runtimes failed: ${failedInstall}`,
+    );
+    return;
+  }
+  for (const [name, path] of [
+    ['node 22', 'node22/bin/node'],
+    ['node 24', 'node24/bin/node'],
+  ] as const) {
+    const b = await binary(path, ['--version']);
+    if ('skip' in b) skipAll([name], b.skip);
+    else await node(name, b.bin, 'main.mjs');
+  }
+  const bun = await binary('@oven/bun-linux-x64/bin/bun', ['--version']);
+  if ('skip' in bun) skipAll(['bun'], bun.skip);
+  else results.push(['bun', verdict(await run(bun.bin, ['main.mjs', argFor('bun')], { cwd: dir }))]);
+  const deno = await binary('@deno/linux-x64-glibc/deno', ['--version']);
+  if ('skip' in deno) skipAll(['deno --allow-net'], deno.skip);
+  else
+    results.push([
+      'deno --allow-net',
+      verdict(await run(deno.bin, ['run', '--allow-net', '--no-prompt', 'main.mjs', argFor('deno')], { cwd: dir })),
+    ]);
+  const wd = await binary('@cloudflare/workerd-linux-64/bin/workerd', ['--version']);
+  if ('skip' in wd) skipAll(['workerd (nodejs_compat)', 'workerd (no nodejs_compat)'], wd.skip);
+  else {
+    results.push(['workerd (nodejs_compat)', await workerd(wd.bin, dir, true, settings)]);
+    results.push(['workerd (no nodejs_compat)', await workerd(wd.bin, dir, false, settings)]);
+  }
+}
+
+function report(results: readonly [string, Outcome][]): void {
+  let failed = 0;
+  for (const [name, outcome] of results) {
+    if (outcome.status === 'passed') console.log(`== ${name}: passed (${outcome.detail.replace('SMOKE OK ', '')})`);
+    else if (outcome.status === 'skipped') console.log(`!! SKIPPED ${name}: NOT RUN, NOT PASSED: ${outcome.detail}`);
+    else {
+      failed++;
+      console.log(`!! FAILED ${name}:\n${outcome.detail}`);
+    }
+  }
+  if (failed > 0) {
+    console.log(`runtime smoke: ${failed} runtime(s) failed`);
+    process.exitCode = 1;
+  } else console.log('runtime smoke: every runtime that could run passed');
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exitCode = 1;
+});
