@@ -20,7 +20,7 @@ import { checkRawPath } from './core/url.js';
 import { Assets, MemberView, MerchantAccount, MerchantRemittances, Members, Reports, Sandbox } from './resources/index.js';
 import type { EndpointDescriptor, HttpMethod } from './spec/endpoint.js';
 import { SDK_VERSION } from './version.js';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** A request through the same pipeline for endpoints without a typed method. */
 export interface RawRequest {
@@ -156,7 +156,7 @@ export class MerchantClient {
       idempotent,
       movesFunds: false,
       typing: 'loose',
-      response: LOOSE_RESPONSE as z.ZodType<T>,
+      response: LOOSE_RESPONSE as z.ZodMiniType<T>,
       // A keyless write retried after it may have executed could execute twice.
       ...(write && !idempotent ? { retry: 'never' as const } : {}),
       ...(req.secretFields === undefined ? {} : { secretFields: req.secretFields }),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { decimalString, integer, pageShape } from './common.js';
 
 /**
@@ -41,7 +41,7 @@ export interface BalanceRow extends z.infer<typeof balanceRowSchema> {}
 export const balancesEnvelopeSchema = z.looseObject({
   ...pageShape(balanceRowSchema),
   /** Transitional duplicate of `data` (Versioning). Never read it: it will be removed. */
-  balances: z.array(balanceRowSchema).optional(),
+  balances: z.optional(z.array(balanceRowSchema)),
 });
 
 /** The member balances envelope. Read `data`; `balances` is a transitional duplicate. */

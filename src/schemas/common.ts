@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Building blocks shared by every schema of the SDK.
@@ -20,7 +20,7 @@ export type OpenEnum<T extends string> = T | (string & {});
  *
  * @param values - The values the spec names.
  */
-export function openEnum<const T extends readonly [string, ...string[]]>(values: T): z.ZodType<OpenEnum<T[number]>, string> {
+export function openEnum<const T extends readonly [string, ...string[]]>(values: T): z.ZodMiniType<OpenEnum<T[number]>, string> {
   // The run-time check is a plain string on purpose; only the static type lists the values.
   void values;
   return z.string();
@@ -36,15 +36,15 @@ export const decimalString = z.string();
 export const isoTimestamp = z.string();
 
 /** An integer (scales, counts, bps). */
-export const integer = z.number().int();
+export const integer = z.int();
 
 /** The keyset-list envelope fields (Common rules): `{data, next_cursor, has_more}`. */
-export function pageShape<T extends z.ZodType>(item: T) {
+export function pageShape<T extends z.ZodMiniType>(item: T) {
   return {
     /** Items of this page. */
     data: z.array(item),
     /** Opaque cursor of the next page (pass it as `cursor`), or null at the end. */
-    next_cursor: z.string().nullable(),
+    next_cursor: z.nullable(z.string()),
     /** Whether more pages follow: the only end marker. */
     has_more: z.boolean(),
   };
@@ -56,7 +56,7 @@ export function pageShape<T extends z.ZodType>(item: T) {
  *
  * @param item - Schema of one item.
  */
-export function pageSchema<T extends z.ZodType>(item: T) {
+export function pageSchema<T extends z.ZodMiniType>(item: T) {
   return z.looseObject(pageShape(item));
 }
 
@@ -66,9 +66,9 @@ export function pageSchema<T extends z.ZodType>(item: T) {
  */
 export const looseResultSchema = z.looseObject({
   /** Identifier, when the response carries one. */
-  id: z.string().optional(),
+  id: z.optional(z.string()),
   /** Status, when the response carries one (unknown values kept as strings). */
-  status: z.string().optional(),
+  status: z.optional(z.string()),
 });
 
 /** A loosely typed result: the fields the prose names, and every other field as `unknown`. */
