@@ -2,12 +2,14 @@
 // server (server.mjs) into its own process and runs every contender against it, alternating
 // contenders round by round (the starting contender rotates) so that drift hits all alike.
 import { execFileSync, fork } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
+
+const createHashModule = { createHash };
 import * as C from './contenders.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -310,7 +312,21 @@ try {
     const body = Buffer.from(JSON.stringify(C.WITHDRAWAL));
     const key = C.CREDENTIALS.signingKey;
     const n = CFG.microIterations;
-    const sdkSign = () => internals.signAttempt(key, 'POST', '/v1/withdrawals', internals.sha256Hex(body), Date.now());
+    // The SDK's two signers behind one interface: node:crypto (keyed HMAC reused, synchronous)
+    // where the runtime has it, Web Crypto (asynchronous) elsewhere. The client picks the first
+    // wherever it exists, because it measures faster here.
+    const nodeSigner = new internals.NodeCryptoSigner(createHashModule, key);
+    const webSigner = new internals.WebCryptoSigner(key);
+    const sdkSign = () => internals.signAttempt(nodeSigner, 'POST', '/v1/withdrawals', internals.bodySha256(nodeSigner, body), Date.now());
+    const webSign = async () =>
+      internals.signAttempt(webSigner, 'POST', '/v1/withdrawals', await internals.bodySha256(webSigner, body), Date.now());
+    const webUs = [];
+    await webSign(); // the key is imported once per client, on the first signature
+    for (let r = 0; r < 10; r++) {
+      const t = performance.now();
+      for (let i = 0; i < n / 10; i++) await webSign();
+      webUs.push(((performance.now() - t) * 1000) / (n / 10));
+    }
     const inlineSign = () => {
       const ts = String(Math.floor(Date.now() / 1000));
       const nonce = randomUUID();
@@ -351,7 +367,8 @@ try {
       sdkUsPerRequest: round(median(sdkUs), 2),
       inlineUsPerRequest: round(median(inlineUs), 2),
       keyedHmacReuseUsPerRequest: round(median(keyedUs), 2),
-      note: 'sha256 of the body + HMAC-SHA256 base64 + nonce + timestamp; keyedHmacReuse = pad states hashed once and copied per call (hash.copy()), measured for information',
+      sdkWebCryptoUsPerRequest: round(median(webUs), 2),
+      note: 'sha256 of the body + HMAC-SHA256 base64 + nonce + timestamp; SDK = its node:crypto signer (pad states hashed once, copied per call); sdkWebCrypto = its Web Crypto signer (crypto.subtle, key imported once), awaited per request',
     };
   }
 
@@ -366,7 +383,7 @@ try {
       stripe: { cjs: benchRequire.resolve('stripe'), esm: import.meta.resolve('stripe') },
       // For information: the SDK's dependencies alone (zod is imported with the SDK; undici on
       // its first call), by bare name from the root so that each format gets its own entry.
-      zod: { cjs: 'zod', esm: 'zod', cwd: C.ROOT },
+      zod: { cjs: 'zod/mini', esm: 'zod/mini', cwd: C.ROOT },
       undici: { cjs: 'undici', esm: 'undici', cwd: C.ROOT },
     };
     const variants = [];
@@ -440,6 +457,12 @@ try {
   }
 
   // -------------------------------------------------------------------------------------------
+  // 7. What a consumer ships: `MerchantClient` and one call, bundled by esbuild from dist/ as the
+  // package's exports resolve it (platform node, ESM, minified; and platform-neutral).
+  log('bundle size');
+  results.bundle = await consumerBundle();
+
+  // -------------------------------------------------------------------------------------------
   // ratios and targets
   const p = results.post;
   const imp = results.import;
@@ -457,6 +480,7 @@ try {
     importCjsSdkOverStripe: round(imp['sdk.cjs'].loadMs / imp['stripe.cjs'].loadMs, 3),
     importEsmSdkOverOpenai: round(imp['sdk.esm'].loadMs / imp['openai.esm'].loadMs, 3),
     importEsmSdkOverStripe: round(imp['sdk.esm'].loadMs / imp['stripe.esm'].loadMs, 3),
+    coldStartSdkOverMinimal: round(results.coldStart.sdkMs / results.coldStart.minimalMs, 3),
   };
   const R = results.ratios;
   const target = (name, measured, goal, met) => ({ name, measured, goal, met });
@@ -489,6 +513,13 @@ try {
     target('import CJS, SDK / stripe', R.importCjsSdkOverStripe, '<= 0.5', R.importCjsSdkOverStripe <= 0.5),
     target('import ESM, SDK / openai', R.importEsmSdkOverOpenai, '<= 0.5', R.importEsmSdkOverOpenai <= 0.5),
     target('import ESM, SDK / stripe', R.importEsmSdkOverStripe, '<= 0.5', R.importEsmSdkOverStripe <= 0.5),
+    target('cold start, SDK / minimal', R.coldStartSdkOverMinimal, '<= 1.3', R.coldStartSdkOverMinimal <= 1.3),
+    target(
+      'one-call consumer bundle (esbuild, node, ESM, minified), bytes',
+      results.bundle.nodeEsmMinifiedBytes,
+      '<= 150000',
+      results.bundle.nodeEsmMinifiedBytes <= 150_000,
+    ),
   ];
   results.durationSeconds = round((performance.now() - started) / 1000, 1);
 
@@ -518,6 +549,36 @@ async function bundleInternals() {
     logLevel: 'error',
   });
   return import(pathToFileURL(outfile).href + `?t=${Date.now()}`);
+}
+
+async function consumerBundle() {
+  const esbuild = createRequire(join(C.ROOT, 'package.json'))('esbuild');
+  const entry = `import { MerchantClient } from 'merchant-stablecoin';
+const client = new MerchantClient();
+console.log(await client.member('m').withdrawals.create({ asset: 'USDT', amount: '1.00', to_address: 'T' }));
+await client.close();`;
+  // The package by its own name, through its exports map, as a consumer's node_modules holds it.
+  const consumer = join(C.BENCH_DIR, '.cache', 'consumer');
+  mkdirSync(join(consumer, 'node_modules'), { recursive: true });
+  rmSync(join(consumer, 'node_modules', 'merchant-stablecoin'), { force: true });
+  symlinkSync(C.ROOT, join(consumer, 'node_modules', 'merchant-stablecoin'), 'dir');
+  const size = async (platform) => {
+    const out = await esbuild.build({
+      stdin: { contents: entry, resolveDir: consumer, loader: 'js' },
+      bundle: true,
+      platform,
+      format: 'esm',
+      minify: true,
+      write: false,
+      logLevel: 'error',
+    });
+    return out.outputFiles[0].contents.length;
+  };
+  return {
+    nodeEsmMinifiedBytes: await size('node'),
+    neutralMinifiedBytes: await size('neutral'),
+    note: 'MerchantClient + one withdrawal call, esbuild from dist/ through the exports map; before issue 18: 1,076,170 bytes (node)',
+  };
 }
 
 function renderTable(r) {
@@ -563,7 +624,7 @@ function renderTable(r) {
     `| validation, ${va.pageItems}-item page (${va.pageBytes} B) | ${va.validateUs} µs vs the page's round trip ${va.sdkPageRoundTripUs} µs: ${(va.fractionOfRoundTrip * 100).toFixed(1)}% (JSON.parse ${va.jsonParseUs} µs; hand round trip ${va.handPageRoundTripUs} µs) |`,
   );
   lines.push(
-    `| signing per request | SDK ${r.signing.sdkUsPerRequest} µs (inline node:crypto ${r.signing.inlineUsPerRequest} µs; keyed HMAC reuse via hash.copy() ${r.signing.keyedHmacReuseUsPerRequest} µs) |`,
+    `| signing per request | SDK node:crypto signer ${r.signing.sdkUsPerRequest} µs, SDK Web Crypto signer ${r.signing.sdkWebCryptoUsPerRequest} µs (inline createHmac ${r.signing.inlineUsPerRequest} µs; keyed HMAC reuse via hash.copy() ${r.signing.keyedHmacReuseUsPerRequest} µs) |`,
   );
   const im = r.import;
   lines.push(
@@ -573,10 +634,13 @@ function renderTable(r) {
     `| import, ESM import (median) | SDK ${im['sdk.esm'].loadMs} ms, openai ${im['openai.esm'].loadMs} ms, stripe ${im['stripe.esm'].loadMs} ms |`,
   );
   lines.push(
-    `| import of the SDK's dependencies alone, CJS / ESM | zod ${im['zod.cjs'].loadMs} / ${im['zod.esm'].loadMs} ms (loaded with the SDK); undici ${im['undici.cjs'].loadMs} / ${im['undici.esm'].loadMs} ms (loaded on the first call) |`,
+    `| import of the SDK's dependencies alone, CJS / ESM | zod/mini ${im['zod.cjs'].loadMs} / ${im['zod.esm'].loadMs} ms (loaded with the SDK); undici ${im['undici.cjs'].loadMs} / ${im['undici.esm'].loadMs} ms (loaded on the first call) |`,
   );
   lines.push(
     `| cold start: import + first signed POST (token exchange included) | SDK ${r.coldStart.sdkMs} ms, minimal client ${r.coldStart.minimalMs} ms |`,
+  );
+  lines.push(
+    `| consumer bundle: MerchantClient + one call, esbuild minified | platform node ESM ${r.bundle.nodeEsmMinifiedBytes.toLocaleString('en-US')} bytes; platform neutral ${r.bundle.neutralMinifiedBytes.toLocaleString('en-US')} bytes |`,
   );
   lines.push('');
   lines.push('| target | goal | measured | met |');
