@@ -36,7 +36,10 @@ const webPlatform: EsbuildPlugin = {
 export default defineConfig([
   {
     ...shared,
-    entry: { ...ENTRIES, 'sandbox-bin': 'src/testing/bin.ts' },
+    entry: {
+      ...ENTRIES,
+      'sandbox-bin': 'src/testing/bin.ts',
+    },
     format: ['esm', 'cjs'],
     // Declarations tagged @internal (constructors the SDK calls, the pipeline's plumbing) are left
     // out of the published types, so the .d.ts is the public surface and nothing more. Both
