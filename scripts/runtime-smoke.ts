@@ -4,8 +4,8 @@
  * `code`, `close()` twice) with default client settings against the sandbox server, on every
  * runtime at hand. `npm run smoke:runtimes` (`npx tsx scripts/runtime-smoke.ts [--keep]`).
  *
- * - Node (the one running this script) always, from ESM and from an esbuild bundle (platform
- *   node, ESM) and a platform-neutral esbuild bundle.
+ * - Node (the one running this script) always: from the installed package, and from an esbuild
+ *   bundle (platform node, ESM; and platform-neutral) run where no node_modules is at hand.
  * - Node 22 and 24, Bun, Deno (`--allow-net` only) and workerd (with and without
  *   `nodejs_compat`): their npm packages carry the binary and are installed by `npm ci` into
  *   `smoke/runtimes/node_modules` (a cache folder, never the SDK's own install). A runtime whose
@@ -16,7 +16,7 @@
  * `merchant-stablecoin/testing`. Exits non-zero when a runtime that could run failed.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -175,6 +175,9 @@ function verdict(r: RunResult): Outcome {
 
 /** Installs the runtimes' packages into the cache folder; `undefined` when that worked. */
 async function installRuntimes(): Promise<string | undefined> {
+  // Already installed from this lock: npm's own record of the tree is newer than the lock.
+  const record = join(RUNTIMES, 'node_modules', '.package-lock.json');
+  if (existsSync(record) && statSync(record).mtimeMs >= statSync(join(RUNTIMES, 'package-lock.json')).mtimeMs) return undefined;
   const r = await run(NPM, ['ci', '--no-audit', '--no-fund'], { cwd: RUNTIMES, timeoutMs: 900_000 });
   return r.code === 0 ? undefined : clean(r.output).split('\n').slice(-5).join('\n');
 }
@@ -279,17 +282,24 @@ async function main(): Promise<void> {
 }
 
 async function smokeAll(dir: string, settings: Record<string, string>, results: [string, Outcome][]): Promise<void> {
-  const argFor = (name: string): string => JSON.stringify({ ...settings, member: `smoke-${name}` });
+  // A member per runtime, with an id the service accepts (short, no spaces).
+  let runs = 0;
+  const argFor = (_name: string): string => JSON.stringify({ ...settings, member: `smoke-${++runs}` });
   const node = async (name: string, bin: string, file: string): Promise<void> => {
     results.push([name, verdict(await run(bin, [file, argFor(name)], { cwd: dir }))]);
   };
   await node(`node ${process.version}`, process.execPath, 'main.mjs');
-  await must(ESBUILD, ['main.mjs', '--bundle', '--platform=node', '--format=esm', '--minify', '--outfile=bundle-node.mjs'], { cwd: dir });
-  await node(`esbuild bundle (platform node, ESM) on node ${process.version}`, process.execPath, 'bundle-node.mjs');
-  await must(ESBUILD, ['main.mjs', '--bundle', '--platform=neutral', '--format=esm', '--minify', '--outfile=bundle-neutral.mjs'], {
-    cwd: dir,
-  });
-  await node(`esbuild bundle (platform neutral) on node ${process.version}`, process.execPath, 'bundle-neutral.mjs');
+  // Bundles run from outside the consumer project, as deployed: no node_modules to load undici
+  // from (the Node build then sends through Node's fetch).
+  const work = join(dir, '..');
+  const bundled = async (name: string, platform: string, file: string): Promise<void> => {
+    await must(ESBUILD, ['main.mjs', '--bundle', `--platform=${platform}`, '--format=esm', '--minify', `--outfile=${join(work, file)}`], {
+      cwd: dir,
+    });
+    results.push([name, verdict(await run(process.execPath, [file, argFor(name)], { cwd: work }))]);
+  };
+  await bundled(`esbuild bundle (platform node, ESM, no node_modules) on node ${process.version}`, 'node', 'bundle-node.mjs');
+  await bundled(`esbuild bundle (platform neutral, no node_modules) on node ${process.version}`, 'neutral', 'bundle-neutral.mjs');
 
   const failedInstall = await installRuntimes();
   const skipAll = (names: readonly string[], why: string): void => {
