@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InvalidArgumentError, MemoryTokenStore } from '../../src/index.js';
+import { InvalidArgumentError, MemoryTokenStore, MerchantClient } from '../../src/index.js';
 import { createTransport as webTransport } from '../../src/core/platform/web.js';
 import { FetchTransport } from '../../src/core/transport/fetch.js';
 import { UndiciTransport } from '../../src/core/transport/undici.js';
@@ -22,6 +22,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   vi.restoreAllMocks();
+  vi.unstubAllGlobals();
   await server.close();
 });
 
@@ -113,5 +114,45 @@ describe('the build for Bun, Deno, workerd and edge runtimes', () => {
     expect(webTransport({})).toBeInstanceOf(FetchTransport);
     expect(() => webTransport({ transport: 'undici' })).toThrow(InvalidArgumentError);
     expect(() => webTransport({ dispatcher: { dispatch: () => true, close: async () => undefined } })).toThrow(/runs on Node only/);
+  });
+});
+
+describe('what the client reads of the runtime', () => {
+  it('names the runtime in the user agent: Deno and Bun before the Node version they also report, workerd by its navigator', async () => {
+    const agents: string[] = [];
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{}, /^merchant-stablecoin\/[\d.]+ node\/\d+\.\d+\.\d+$/],
+      [{ Deno: { version: { deno: '2.9.6' } } }, / deno\/2\.9\.6$/],
+      [{ Bun: { version: '1.4.5' } }, / bun\/1\.4\.5$/],
+    ];
+    for (const [globals, expected] of cases) {
+      for (const [name, value] of Object.entries(globals)) vi.stubGlobal(name, value);
+      const client = wireClient(server.url);
+      await client.member('m').withdrawals.create(WITHDRAWAL);
+      await client.close();
+      vi.unstubAllGlobals();
+      const agent = server.calls().at(-1)?.headers['user-agent'] ?? '';
+      expect(agent).toMatch(expected);
+      agents.push(agent);
+    }
+    expect(new Set(agents).size).toBe(3);
+  });
+
+  it('works where reading the environment throws (Deno without --allow-env): settings come from the options', async () => {
+    vi.stubGlobal('process', {
+      ...process,
+      get env(): never {
+        throw new Error('Requires env access, run again with the --allow-env flag');
+      },
+    });
+    const client = wireClient(server.url);
+    try {
+      const order = await client.member('m').withdrawals.create(WITHDRAWAL);
+      expect(order.id).toBe('wdr_1');
+    } finally {
+      await client.close();
+    }
+    // A setting left to the environment is missing, named as such: not the runtime's refusal.
+    expect(() => new MerchantClient({ baseUrl: server.url })).toThrow(InvalidArgumentError);
   });
 });
