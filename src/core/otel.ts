@@ -20,42 +20,56 @@ export interface OpenTelemetrySpan {
 export interface OpenTelemetryApi {
   /** `trace` of `@opentelemetry/api`. */
   readonly trace: {
+    /** `trace.getTracer`: the SDK's tracer, by name and version. */
     getTracer(
       name: string,
       version?: string,
     ): {
+      /** `Tracer.startSpan`: a span per call and one for the token exchange. */
       startSpan(
         name: string,
         options?: { kind?: number; attributes?: Record<string, OpenTelemetryAttributeValue> },
         context?: unknown,
       ): OpenTelemetrySpan;
     };
+    /** `trace.setSpan`: the context carrying the call's span, for propagation. */
     setSpan(context: unknown, span: OpenTelemetrySpan): unknown;
   };
   /** `metrics` of `@opentelemetry/api`. */
   readonly metrics: {
+    /** `metrics.getMeter`: the SDK's meter, by name and version. */
     getMeter(
       name: string,
       version?: string,
     ): {
+      /** `Meter.createCounter`: the call counters. */
       createCounter(
         name: string,
         options?: { description?: string; unit?: string },
       ): {
+        /** `Counter.add`. */
         add(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
       };
+      /** `Meter.createHistogram`: the call durations. */
       createHistogram(
         name: string,
         options?: { description?: string; unit?: string },
       ): {
+        /** `Histogram.record`. */
         record(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
       };
     };
   };
   /** `context` of `@opentelemetry/api`. */
-  readonly context: { active(): unknown };
+  readonly context: {
+    /** `context.active`: the caller's active context, the parent of the call's span. */
+    active(): unknown;
+  };
   /** `propagation` of `@opentelemetry/api`. */
-  readonly propagation: { inject(context: unknown, carrier: Record<string, string>): void };
+  readonly propagation: {
+    /** `propagation.inject`: trace headers into the request. */
+    inject(context: unknown, carrier: Record<string, string>): void;
+  };
 }
 
 /** Client option: how the SDK reports to OpenTelemetry. */
