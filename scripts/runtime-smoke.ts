@@ -1,8 +1,9 @@
 /**
  * Runtime smoke: the packed tarball, installed as a user installs it, runs the quickstart flow
  * (token, faucet, member, deposit, withdrawal, `for await` over reports, an error branch on
- * `code`, `close()` twice) with default client settings against the sandbox server, on every
- * runtime at hand. `npm run smoke:runtimes` (`npx tsx scripts/runtime-smoke.ts [--keep]`).
+ * `code`, `close()` twice) with default client settings against the sandbox server, and a
+ * signed webhook delivery through `merchant-stablecoin/webhooks` (`handle`, a verify hook in Web
+ * Crypto, a duplicate, a forged copy), on every runtime at hand. `npm run smoke:runtimes` (`npx tsx scripts/runtime-smoke.ts [--keep]`).
  *
  * - Node (the one running this script) always: from the installed package, and from an esbuild
  *   bundle (platform node, ESM; and platform-neutral) run where no node_modules is at hand.
@@ -68,6 +69,29 @@ async function must(command: string, args: readonly string[], options: Parameter
 
 /** The quickstart flow, written for every runtime: no `process`, no `node:` module. */
 const FLOW = `import { MerchantClient, isApiError } from 'merchant-stablecoin';
+import { createWebhookHandler } from 'merchant-stablecoin/webhooks';
+
+/** The sandbox's z-signature (hex HMAC-SHA256 of the raw body), in Web Crypto: no Buffer, no node: module. */
+async function webCryptoVerify(secret, raw, signature) {
+  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, raw));
+  return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('') === signature;
+}
+
+/** A signed delivery the sandbox emitted: processed once, its duplicate acknowledged, a forged copy refused. */
+async function webhook({ body, headers, secret }) {
+  const seen = [];
+  const handler = createWebhookHandler({
+    verify: (raw, h) => webCryptoVerify(secret, raw, h['z-signature']),
+    onEvent: (event) => void seen.push(event.event_type),
+  });
+  const first = await handler.handle(body, headers);
+  const again = await handler.handle(new TextEncoder().encode(body), headers);
+  const forged = await handler.handle(body.replace('"status":"active"', '"status":"frozen"'), headers);
+  const outcomes = [first.outcome, again.outcome, forged.outcome].join(',');
+  if (outcomes !== 'processed,duplicate,invalid_signature' || seen.length !== 1) throw new Error('webhook ' + outcomes + ' ' + seen);
+  return 'webhook:' + seen[0];
+}
 
 export async function quickstart(settings) {
   const { baseUrl, clientId, apiKey, signingKey, member } = settings;
@@ -98,6 +122,7 @@ export async function quickstart(settings) {
       if (!isApiError(err, 'insufficient_balance')) throw err;
     }
     steps.push('error:insufficient_balance');
+    steps.push(await webhook(settings.delivery));
   } finally {
     await client.close();
   }
@@ -131,13 +156,18 @@ const SERVER = `import { createSandbox } from 'merchant-stablecoin/testing';
 const sandbox = createSandbox();
 sandbox.state.seedReports(45);
 const server = await sandbox.listen({ port: 0 });
-console.log(JSON.stringify({ baseUrl: server.url, ...sandbox.credentials }));
+// No receiver is registered: the event is recorded, and signed here as the sandbox delivers it.
+const env = await sandbox.webhooks.emit('card.status.updated', { object: 'card', id: 'crd_smoke', external_member_id: 'smoke', status: 'active', status_version: 1 });
+const body = JSON.stringify(env);
+const headers = { 'content-type': 'application/json', 'z-event-id': env.event_id, 'z-event-type': env.event_type, 'z-signature': sandbox.webhooks.sign(body) };
+const delivery = { body, headers, secret: sandbox.webhooks.secret };
+console.log(JSON.stringify({ baseUrl: server.url, ...sandbox.credentials, delivery }));
 process.stdin.resume();
 process.stdin.on('end', () => void server.close().then(() => process.exit(0)));
 `;
 
 interface Sandbox {
-  readonly settings: Record<string, string>;
+  readonly settings: Record<string, unknown>;
   stop(): void;
 }
 
@@ -149,7 +179,7 @@ function startSandbox(cwd: string): Promise<Sandbox> {
       out += d;
       const line = out.split('\n')[0];
       if (out.includes('\n') && line !== undefined) {
-        resolve({ settings: JSON.parse(line) as Record<string, string>, stop: () => child.stdin.end() });
+        resolve({ settings: JSON.parse(line) as Record<string, unknown>, stop: () => child.stdin.end() });
       }
     });
     child.on('exit', (code) => reject(new Error(`sandbox server exited ${String(code)}`)));
@@ -190,7 +220,7 @@ async function binary(path: string, versionArgs: readonly string[]): Promise<{ b
   return r.code === 0 ? { bin } : { skip: `${path} does not run here: ${clean(r.output).split('\n')[0] ?? ''}` };
 }
 
-async function workerd(bin: string, dir: string, nodeCompat: boolean, settings: Record<string, string>): Promise<Outcome> {
+async function workerd(bin: string, dir: string, nodeCompat: boolean, settings: Record<string, unknown>): Promise<Outcome> {
   const name = nodeCompat ? 'worker-compat' : 'worker-plain';
   // What wrangler does: bundle for the workerd conditions, nothing left to resolve at run time.
   await must(
@@ -281,7 +311,7 @@ async function main(): Promise<void> {
   report(results);
 }
 
-async function smokeAll(dir: string, settings: Record<string, string>, results: [string, Outcome][]): Promise<void> {
+async function smokeAll(dir: string, settings: Record<string, unknown>, results: [string, Outcome][]): Promise<void> {
   // A member per runtime, with an id the service accepts (short, no spaces).
   let runs = 0;
   const argFor = (_name: string): string => JSON.stringify({ ...settings, member: `smoke-${++runs}` });
