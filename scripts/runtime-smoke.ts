@@ -13,6 +13,11 @@
  *   package cannot be installed or run on this machine is skipped with a loud `!! SKIPPED` line
  *   naming it; it never counts as passed, and never fails the run.
  *
+ * - msw 3 (which needs Node 22.12 or later) on Node 22 and 24: installed beside the tarball, as a
+ *   user installs it (the peer range admits it), `setupServer(...sandbox.handlers)` intercepts
+ *   `sandbox.client({ via: 'msw' })` (the fetch transport) and, as docs/testing.md says, not the
+ *   default undici transport. A change in either fails the run, so the docs stay true.
+ *
  * The sandbox server runs under the Node running this script, from the installed tarball's
  * `merchant-stablecoin/testing`. Exits non-zero when a runtime that could run failed.
  */
@@ -28,6 +33,8 @@ const RUNTIMES = join(ROOT, 'smoke', 'runtimes');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const ESBUILD = join(ROOT, 'node_modules', '.bin', 'esbuild');
 const keep = process.argv.includes('--keep');
+/** The msw 3 release the smoke installs beside the tarball. */
+const MSW3 = 'msw@3.0.5';
 
 interface RunResult {
   readonly code: number | null;
@@ -149,6 +156,37 @@ export default {
     }
   },
 };
+`;
+
+/** msw 3 against the testing entry: what intercepts which transport (docs/testing.md). */
+const MSW = `import { setupServer } from 'msw/node';
+import { MerchantClient } from 'merchant-stablecoin';
+import { createSandbox } from 'merchant-stablecoin/testing';
+
+const sandbox = createSandbox();
+const server = setupServer(...sandbox.handlers);
+server.listen({ onUnhandledFrame: 'bypass' });
+const steps = [];
+try {
+  const viaMsw = sandbox.client({ via: 'msw' });
+  steps.push('fetch transport intercepted, ' + (await viaMsw.assets.list()).data.length + ' assets');
+  await viaMsw.close();
+  // The default transport on Node (undici): msw does not see it, so the call reaches for the
+  // sandbox's host, which does not resolve.
+  const plain = new MerchantClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials, maxRetries: 0 });
+  try {
+    await plain.assets.list();
+    throw new Error('msw intercepted the default transport: update docs/testing.md');
+  } catch (err) {
+    if (err.name !== 'ConnectionError') throw err;
+    steps.push('default transport not intercepted (' + err.name + ')');
+  } finally {
+    await plain.close();
+  }
+} finally {
+  server.close();
+}
+console.log('SMOKE OK ' + steps.join('; '));
 `;
 
 /** The sandbox server, from the installed tarball's testing entry. */
@@ -304,6 +342,7 @@ async function main(): Promise<void> {
     } finally {
       sandbox.stop();
     }
+    await smokeMsw3(work, join(work, tarball), results);
   } finally {
     if (keep) console.log(`kept: ${work}`);
     else rmSync(work, { recursive: true, force: true });
@@ -365,6 +404,28 @@ async function smokeAll(dir: string, settings: Record<string, unknown>, results:
   else {
     results.push(['workerd (nodejs_compat)', await workerd(wd.bin, dir, true, settings)]);
     results.push(['workerd (no nodejs_compat)', await workerd(wd.bin, dir, false, settings)]);
+  }
+}
+
+/** msw 3 beside the tarball, on Node 22 and 24 (msw 3 needs Node 22.12 or later). */
+async function smokeMsw3(work: string, tarball: string, results: [string, Outcome][]): Promise<void> {
+  const names = ['msw 3 on node 22', 'msw 3 on node 24'];
+  const dir = join(work, 'msw3');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'smoke-msw3', private: true, type: 'module' }));
+  const install = await run(NPM, ['install', '--no-audit', '--no-fund', '--engine-strict=false', tarball, MSW3], { cwd: dir, timeoutMs: 600_000 });
+  if (install.code !== 0) {
+    for (const name of names) results.push([name, { status: 'failed', detail: `npm install ${MSW3} beside the tarball failed:\n${clean(install.output)}` }]);
+    return;
+  }
+  writeFileSync(join(dir, 'msw.mjs'), MSW);
+  for (const [name, path] of [
+    [names[0]!, 'node22/bin/node'],
+    [names[1]!, 'node24/bin/node'],
+  ] as const) {
+    const b = await binary(path, ['--version']);
+    if ('skip' in b) results.push([name, { status: 'skipped', detail: b.skip }]);
+    else results.push([name, verdict(await run(b.bin, ['msw.mjs'], { cwd: dir }))]);
   }
 }
 
