@@ -76,8 +76,9 @@ export interface OpenTelemetryApi {
 export interface TelemetryOptions {
   /**
    * The `@opentelemetry/api` module (`import * as api from '@opentelemetry/api'`). Default: the
-   * SDK loads it itself when it is installed (the calls made while it loads, usually the first
-   * one or two of a new client, are not traced); nothing is loaded when it is not installed.
+   * SDK loads it itself when it is installed and the application has registered something with
+   * it (checked on each call; the calls made while it loads, usually one or two, are not traced);
+   * nothing is loaded before that, nor when it is not installed.
    */
   readonly api?: OpenTelemetryApi;
   /** `false` turns tracing and metrics off, even when `@opentelemetry/api` is installed. Default true. */
