@@ -413,9 +413,13 @@ async function smokeMsw3(work: string, tarball: string, results: [string, Outcom
   const dir = join(work, 'msw3');
   mkdirSync(dir);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'smoke-msw3', private: true, type: 'module' }));
-  const install = await run(NPM, ['install', '--no-audit', '--no-fund', '--engine-strict=false', tarball, MSW3], { cwd: dir, timeoutMs: 600_000 });
+  const install = await run(NPM, ['install', '--no-audit', '--no-fund', '--engine-strict=false', tarball, MSW3], {
+    cwd: dir,
+    timeoutMs: 600_000,
+  });
   if (install.code !== 0) {
-    for (const name of names) results.push([name, { status: 'failed', detail: `npm install ${MSW3} beside the tarball failed:\n${clean(install.output)}` }]);
+    for (const name of names)
+      results.push([name, { status: 'failed', detail: `npm install ${MSW3} beside the tarball failed:\n${clean(install.output)}` }]);
     return;
   }
   writeFileSync(join(dir, 'msw.mjs'), MSW);
