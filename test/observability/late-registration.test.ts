@@ -4,9 +4,12 @@
  * created still traces the calls that follow; before that nothing is recorded.
  */
 import * as otel from '@opentelemetry/api';
+import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { wireClient } from '../helpers/client.js';
+import { envelope, headersFor } from '../webhooks/helpers.js';
 import { startWireServer, type WireServer } from '../helpers/wire-server.js';
 
 const OTEL_GLOBAL = Symbol.for('opentelemetry.js.api.1');
@@ -21,6 +24,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   otel.trace.disable();
+  otel.metrics.disable();
   delete (globalThis as Record<symbol, unknown>)[OTEL_GLOBAL];
   await server.close();
 });
@@ -47,5 +51,46 @@ describe('default telemetry and a provider registered late', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+class TestReader extends MetricReader {
+  constructor() {
+    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
+  }
+  protected onForceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  protected onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+describe('a webhook receiver with default telemetry and a meter provider registered late', () => {
+  it('counts nothing before registration; the deliveries after it are counted', async () => {
+    const handler = createWebhookHandler({ onEvent: () => undefined, logger: {} });
+    const deliver = async (): Promise<void> => {
+      const env = envelope('card.status.updated', { object: 'card', id: 'crd_late', status: 'active', status_version: 1 });
+      expect((await handler.handle(JSON.stringify(env), headersFor(env))).status).toBe(200);
+    };
+    await deliver();
+    const reader = new TestReader();
+    otel.metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+    const processed = async (): Promise<number> => {
+      const { resourceMetrics } = await reader.collect();
+      const found = resourceMetrics.scopeMetrics
+        .flatMap((s) => s.metrics)
+        .find((m) => m.descriptor.name === 'merchant_stablecoin.webhook.deliveries');
+      return (found?.dataPoints ?? []).filter((d) => d.attributes['outcome'] === 'processed').reduce((n, d) => n + Number(d.value), 0);
+    };
+    expect(await processed()).toBe(0);
+    // The API loads on the first delivery after registration; deliveries while it loads are not counted.
+    await vi.waitFor(
+      async () => {
+        await deliver();
+        expect(await processed()).toBeGreaterThanOrEqual(1);
+      },
+      { timeout: 30_000, interval: 0 },
+    );
   });
 });
