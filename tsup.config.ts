@@ -1,24 +1,69 @@
-import { defineConfig } from 'tsup';
+import { resolve } from 'node:path';
+import { defineConfig, type Options } from 'tsup';
 
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    testing: 'src/testing/index.ts',
-    webhooks: 'src/webhooks/index.ts',
-    redis: 'src/redis/index.ts',
-    'sandbox-bin': 'src/testing/bin.ts',
-  },
-  format: ['esm', 'cjs'],
-  // Declarations tagged @internal (constructors the SDK calls, the pipeline's plumbing) are left
-  // out of the published types, so the .d.ts is the public surface and nothing more.
-  dts: { compilerOptions: { stripInternal: true } },
+type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
+
+const ENTRIES = {
+  index: 'src/index.ts',
+  testing: 'src/testing/index.ts',
+  webhooks: 'src/webhooks/index.ts',
+  redis: 'src/redis/index.ts',
+};
+
+const shared: Options = {
   sourcemap: true,
-  clean: true,
-  target: 'node20',
-  platform: 'node',
+  treeshake: true,
   // Shared chunks: one copy of the client and error classes across entries, so instanceof holds.
   splitting: true,
-  treeshake: true,
-  // msw is an optional peer of the testing entry only.
+  // msw is an optional peer of the testing entry only; @opentelemetry/api an optional peer of all.
   external: ['msw', 'msw/node', '@opentelemetry/api'],
-});
+  // zod's code is bundled (tree-shaken) rather than imported from node_modules: loading its
+  // ~60 ESM files took most of the SDK's import time (`npm run bench`). Its types stay a
+  // dependency: the published declarations infer result types from `zod/mini`.
+  noExternal: [/^zod(\/|$)/],
+};
+
+/**
+ * The build for Bun, Deno, workerd and edge runtimes takes `platform/web.ts` (fetch only) where
+ * the Node build takes `platform/node.ts` (undici, loaded on the first call): that build never
+ * mentions undici, and a platform-neutral bundle of it needs no `node:` module.
+ */
+const webPlatform: EsbuildPlugin = {
+  name: 'web-platform',
+  setup(build) {
+    build.onResolve({ filter: /\/platform\/node\.js$/ }, (args) => ({
+      path: resolve(args.resolveDir, args.path.replace(/node\.js$/, 'web.ts')),
+    }));
+  },
+};
+
+export default defineConfig([
+  {
+    ...shared,
+    entry: {
+      ...ENTRIES,
+      'sandbox-bin': 'src/testing/bin.ts',
+    },
+    format: ['esm', 'cjs'],
+    // Declarations tagged @internal (constructors the SDK calls, the pipeline's plumbing) are left
+    // out of the published types, so the .d.ts is the public surface and nothing more. Both
+    // builds share these declarations: they differ in no exported type.
+    dts: { compilerOptions: { stripInternal: true } },
+    // Everything but the other build's folder, which that build cleans itself.
+    clean: ['!web/**'],
+    target: 'node20',
+    platform: 'node',
+  },
+  {
+    ...shared,
+    entry: ENTRIES,
+    outDir: 'dist/web',
+    format: ['esm'],
+    clean: true,
+    target: 'es2022',
+    platform: 'neutral',
+    // The simulator's server and the fleet stores use `node:` modules that Bun and Deno provide.
+    external: [...(shared.external ?? []), /^node:/, 'ioredis'],
+    esbuildPlugins: [webPlatform],
+  },
+]);

@@ -2,12 +2,14 @@
 // server (server.mjs) into its own process and runs every contender against it, alternating
 // contenders round by round (the starting contender rotates) so that drift hits all alike.
 import { execFileSync, fork } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
+
+const createHashModule = { createHash };
 import * as C from './contenders.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -343,7 +345,21 @@ try {
     const body = Buffer.from(JSON.stringify(C.WITHDRAWAL));
     const key = C.CREDENTIALS.signingKey;
     const n = CFG.microIterations;
-    const sdkSign = () => internals.signAttempt(key, 'POST', '/v1/withdrawals', internals.sha256Hex(body), Date.now());
+    // The SDK's two signers behind one interface: node:crypto (keyed HMAC reused, synchronous)
+    // where the runtime has it, Web Crypto (asynchronous) elsewhere. The client picks the first
+    // wherever it exists, because it measures faster here.
+    const nodeSigner = new internals.NodeCryptoSigner(createHashModule, key);
+    const webSigner = new internals.WebCryptoSigner(key);
+    const sdkSign = () => internals.signAttempt(nodeSigner, 'POST', '/v1/withdrawals', internals.bodySha256(nodeSigner, body), Date.now());
+    const webSign = async () =>
+      internals.signAttempt(webSigner, 'POST', '/v1/withdrawals', await internals.bodySha256(webSigner, body), Date.now());
+    const webUs = [];
+    await webSign(); // the key is imported once per client, on the first signature
+    for (let r = 0; r < 10; r++) {
+      const t = performance.now();
+      for (let i = 0; i < n / 10; i++) await webSign();
+      webUs.push(((performance.now() - t) * 1000) / (n / 10));
+    }
     const inlineSign = () => {
       const ts = String(Math.floor(Date.now() / 1000));
       const nonce = randomUUID();
@@ -384,15 +400,17 @@ try {
       sdkUsPerRequest: round(median(sdkUs), 2),
       inlineUsPerRequest: round(median(inlineUs), 2),
       keyedHmacReuseUsPerRequest: round(median(keyedUs), 2),
-      note: 'sha256 of the body + HMAC-SHA256 base64 + nonce + timestamp; keyedHmacReuse = pad states hashed once and copied per call (hash.copy()), measured for information',
+      sdkWebCryptoUsPerRequest: round(median(webUs), 2),
+      note: 'sha256 of the body + HMAC-SHA256 base64 + nonce + timestamp; SDK = its node:crypto signer (pad states hashed once, copied per call); sdkWebCrypto = its Web Crypto signer (crypto.subtle, key imported once), awaited per request',
     };
   }
 
   // -------------------------------------------------------------------------------------------
-  // 5b. What one call's reporting costs with @opentelemetry/api installed and no tracer
-  // registered: the SDK's own telemetry code (span start, an attempt event, inject, end, metrics)
-  // against its no-op, as a share of a call's client CPU.
-  log('telemetry cost, no tracer registered');
+  // 5b. What one call's reporting costs with @opentelemetry/api handed to the SDK and no tracer
+  // registered (the SDK does not load it by itself before something is registered): its own
+  // telemetry code (span start, an attempt event, inject, end, metrics) against its no-op, as a
+  // share of a call's client CPU.
+  log('telemetry cost, API given, no tracer registered');
   {
     const otelApi = await import(pathToFileURL(createRequire(join(C.ROOT, 'package.json')).resolve('@opentelemetry/api')).href);
     const state = { idempotencyKey: 'k', sent: 'yes', status: 201, requestId: 'req_1', attempts: 1 };
@@ -435,9 +453,10 @@ try {
       sdk: { cjs: join(C.ROOT, 'dist', 'index.cjs'), esm: pathToFileURL(join(C.ROOT, 'dist', 'index.js')).href },
       openai: { cjs: benchRequire.resolve('openai'), esm: import.meta.resolve('openai') },
       stripe: { cjs: benchRequire.resolve('stripe'), esm: import.meta.resolve('stripe') },
-      // For information: the SDK's dependencies alone (zod is imported with the SDK; undici on
-      // its first call), by bare name from the root so that each format gets its own entry.
-      zod: { cjs: 'zod', esm: 'zod', cwd: C.ROOT },
+      // For information: the SDK's dependencies alone, by bare name from the root so that each
+      // format gets its own entry. dist/ carries its own tree-shaken copy of zod/mini's code, so
+      // the SDK's import no longer loads zod/mini from node_modules; undici loads on the first call.
+      zod: { cjs: 'zod/mini', esm: 'zod/mini', cwd: C.ROOT },
       undici: { cjs: 'undici', esm: 'undici', cwd: C.ROOT },
     };
     const variants = [];
@@ -511,6 +530,12 @@ try {
   }
 
   // -------------------------------------------------------------------------------------------
+  // 7. What a consumer ships: `MerchantClient` and one call, bundled by esbuild from dist/ as the
+  // package's exports resolve it (platform node, ESM, minified; and platform-neutral).
+  log('bundle size');
+  results.bundle = await consumerBundle();
+
+  // -------------------------------------------------------------------------------------------
   // ratios and targets
   const p = results.post;
   const imp = results.import;
@@ -529,6 +554,7 @@ try {
     importCjsSdkOverStripe: round(imp['sdk.cjs'].loadMs / imp['stripe.cjs'].loadMs, 3),
     importEsmSdkOverOpenai: round(imp['sdk.esm'].loadMs / imp['openai.esm'].loadMs, 3),
     importEsmSdkOverStripe: round(imp['sdk.esm'].loadMs / imp['stripe.esm'].loadMs, 3),
+    coldStartSdkOverMinimal: round(results.coldStart.sdkMs / results.coldStart.minimalMs, 3),
   };
   const R = results.ratios;
   const target = (name, measured, goal, met) => ({ name, measured, goal, met });
@@ -539,7 +565,7 @@ try {
     target('latency median, SDK / stripe', R.latencySdkOverStripe, '< 1', R.latencySdkOverStripe < 1),
     target('latency median, SDK / fetch', R.latencySdkOverFetch, '< 1', R.latencySdkOverFetch < 1),
     target(
-      "telemetry, no tracer registered: the reporting's added CPU / a call's client CPU",
+      "telemetry, API given and no tracer registered: the reporting's added CPU / a call's client CPU",
       results.telemetryNoTracer.addedShareOfCallCpu,
       '<= 0.03',
       results.telemetryNoTracer.addedShareOfCallCpu <= 0.03,
@@ -567,6 +593,13 @@ try {
     target('import CJS, SDK / stripe', R.importCjsSdkOverStripe, '<= 0.5', R.importCjsSdkOverStripe <= 0.5),
     target('import ESM, SDK / openai', R.importEsmSdkOverOpenai, '<= 0.5', R.importEsmSdkOverOpenai <= 0.5),
     target('import ESM, SDK / stripe', R.importEsmSdkOverStripe, '<= 0.5', R.importEsmSdkOverStripe <= 0.5),
+    target('cold start, SDK / minimal', R.coldStartSdkOverMinimal, '<= 1.3', R.coldStartSdkOverMinimal <= 1.3),
+    target(
+      'one-call consumer bundle (esbuild, node, ESM, minified), bytes',
+      results.bundle.nodeEsmMinifiedBytes,
+      '<= 150000',
+      results.bundle.nodeEsmMinifiedBytes <= 150_000,
+    ),
   ];
   results.durationSeconds = round((performance.now() - started) / 1000, 1);
 
@@ -596,6 +629,36 @@ async function bundleInternals() {
     logLevel: 'error',
   });
   return import(pathToFileURL(outfile).href + `?t=${Date.now()}`);
+}
+
+async function consumerBundle() {
+  const esbuild = createRequire(join(C.ROOT, 'package.json'))('esbuild');
+  const entry = `import { MerchantClient } from 'merchant-stablecoin';
+const client = new MerchantClient();
+console.log(await client.member('m').withdrawals.create({ asset: 'USDT', amount: '1.00', to_address: 'T' }));
+await client.close();`;
+  // The package by its own name, through its exports map, as a consumer's node_modules holds it.
+  const consumer = join(C.BENCH_DIR, '.cache', 'consumer');
+  mkdirSync(join(consumer, 'node_modules'), { recursive: true });
+  rmSync(join(consumer, 'node_modules', 'merchant-stablecoin'), { force: true });
+  symlinkSync(C.ROOT, join(consumer, 'node_modules', 'merchant-stablecoin'), 'dir');
+  const size = async (platform) => {
+    const out = await esbuild.build({
+      stdin: { contents: entry, resolveDir: consumer, loader: 'js' },
+      bundle: true,
+      platform,
+      format: 'esm',
+      minify: true,
+      write: false,
+      logLevel: 'error',
+    });
+    return out.outputFiles[0].contents.length;
+  };
+  return {
+    nodeEsmMinifiedBytes: await size('node'),
+    neutralMinifiedBytes: await size('neutral'),
+    note: 'MerchantClient + one withdrawal call, esbuild from dist/ through the exports map; before issue 18: 1,076,170 bytes (node)',
+  };
 }
 
 function renderTable(r) {
@@ -643,10 +706,10 @@ function renderTable(r) {
   );
   const tn = r.telemetryNoTracer;
   lines.push(
-    `| telemetry, @opentelemetry/api installed and no tracer registered | the SDK's reporting per call ${tn.reportingUsPerCall} µs (no-op ${tn.offUsPerCall} µs): ${(tn.addedShareOfCallCpu * 100).toFixed(2)}% of a call's client CPU; end to end, client CPU per call at c=64 ${tn.noTracerCpuUsPerCall} vs ${tn.offCpuUsPerCall} µs with \`enabled: false\`, median ratio of ${tn.pairs} back-to-back pairs ${tn.pairedRatioMedian} (pairs ranged ${tn.pairedRatioRange[0]}–${tn.pairedRatioRange[1]}: the machine's noise) |`,
+    `| telemetry with no tracer registered | \`telemetry: { api }\` given: the SDK's reporting per call ${tn.reportingUsPerCall} µs (no-op ${tn.offUsPerCall} µs), ${(tn.addedShareOfCallCpu * 100).toFixed(2)}% of a call's client CPU; @opentelemetry/api installed, nothing registered (so not loaded): client CPU per call at c=64 ${tn.noTracerCpuUsPerCall} vs ${tn.offCpuUsPerCall} µs with \`enabled: false\`, median ratio of ${tn.pairs} back-to-back pairs ${tn.pairedRatioMedian} (pairs ranged ${tn.pairedRatioRange[0]}–${tn.pairedRatioRange[1]}: the machine's noise) |`,
   );
   lines.push(
-    `| signing per request | SDK ${r.signing.sdkUsPerRequest} µs (inline node:crypto ${r.signing.inlineUsPerRequest} µs; keyed HMAC reuse via hash.copy() ${r.signing.keyedHmacReuseUsPerRequest} µs) |`,
+    `| signing per request | SDK node:crypto signer ${r.signing.sdkUsPerRequest} µs, SDK Web Crypto signer ${r.signing.sdkWebCryptoUsPerRequest} µs (inline createHmac ${r.signing.inlineUsPerRequest} µs; keyed HMAC reuse via hash.copy() ${r.signing.keyedHmacReuseUsPerRequest} µs) |`,
   );
   const im = r.import;
   lines.push(
@@ -656,10 +719,13 @@ function renderTable(r) {
     `| import, ESM import (median) | SDK ${im['sdk.esm'].loadMs} ms, openai ${im['openai.esm'].loadMs} ms, stripe ${im['stripe.esm'].loadMs} ms |`,
   );
   lines.push(
-    `| import of the SDK's dependencies alone, CJS / ESM | zod ${im['zod.cjs'].loadMs} / ${im['zod.esm'].loadMs} ms (loaded with the SDK); undici ${im['undici.cjs'].loadMs} / ${im['undici.esm'].loadMs} ms (loaded on the first call) |`,
+    `| import of the SDK's dependencies alone, CJS / ESM | zod/mini from node_modules ${im['zod.cjs'].loadMs} / ${im['zod.esm'].loadMs} ms (not loaded by the SDK: dist/ bundles the part it uses); undici ${im['undici.cjs'].loadMs} / ${im['undici.esm'].loadMs} ms (loaded on the first call) |`,
   );
   lines.push(
     `| cold start: import + first signed POST (token exchange included) | SDK ${r.coldStart.sdkMs} ms, minimal client ${r.coldStart.minimalMs} ms |`,
+  );
+  lines.push(
+    `| consumer bundle: MerchantClient + one call, esbuild minified | platform node ESM ${r.bundle.nodeEsmMinifiedBytes.toLocaleString('en-US')} bytes; platform neutral ${r.bundle.neutralMinifiedBytes.toLocaleString('en-US')} bytes |`,
   );
   lines.push('');
   lines.push('| target | goal | measured | met |');

@@ -16,7 +16,8 @@
  *     the `MERCHANT_API_*` variables it prints makes calls against it.
  *  7. A TypeScript consumer type-checks under `moduleResolution` `node16` (an `.mts` and a
  *     `.cts` file) and `bundler`, with the root's TypeScript, including `@ts-expect-error` lines
- *     that prove the types are real (a number amount, a member-scoped call without a member).
+ *     that prove the types are real (a number amount, a member-scoped call without a member);
+ *     and the main entry type-checks without `@types/node` (`types: []`, as on Bun, Deno, workerd).
  *
  * Exits non-zero on the first failure, printing the failing command's output. `--keep` leaves
  * the temporary consumer project on disk for inspection.
@@ -263,6 +264,26 @@ export const parsed = (raw: string): WebhookEvent => parseEvent(raw, {});
 `;
 }
 
+/** The main entry alone, for a project without `@types/node` (Bun, Deno, workerd, edge). */
+function mainOnlyTs(): string {
+  return `import { MerchantClient, isApiError, type MerchantClientOptions, type WithdrawalOrder } from 'merchant-stablecoin';
+
+const options: MerchantClientOptions = { baseUrl: 'https://api.example', clientId: 'c', apiKey: 'k', signingKey: 's' };
+export async function debit(client = new MerchantClient(options)): Promise<WithdrawalOrder | undefined> {
+  try {
+    return await client.member('ext-42').withdrawals.create({ asset: 'USDT', amount: '1.00', to_address: 'T' });
+  } catch (err) {
+    if (isApiError(err, 'insufficient_balance')) return undefined;
+    throw err;
+  } finally {
+    await client.close();
+  }
+}
+// @ts-expect-error amounts are decimal strings, never numbers
+export const wrong = (client: MerchantClient) => client.member('m').withdrawals.create({ asset: 'USDT', amount: 1, to_address: 'T' });
+`;
+}
+
 const TS_BASE = {
   strict: true,
   noEmit: true,
@@ -393,6 +414,14 @@ async function main(): Promise<void> {
     await step('TypeScript declarations of the main and webhooks entries, skipLibCheck off', async () => {
       tsconfig('tsconfig.strict.json', { module: 'node16', moduleResolution: 'node16', skipLibCheck: false }, ['core.mts']);
       await must(process.execPath, [TSC, '-p', 'tsconfig.strict.json'], { cwd: consumer });
+    });
+
+    await step('TypeScript declarations of the main entry without @types/node (types: []), skipLibCheck off', async () => {
+      writeFileSync(join(consumer, 'main-only.mts'), mainOnlyTs());
+      tsconfig('tsconfig.no-node.json', { module: 'node16', moduleResolution: 'node16', skipLibCheck: false, types: [] }, [
+        'main-only.mts',
+      ]);
+      await must(process.execPath, [TSC, '-p', 'tsconfig.no-node.json'], { cwd: consumer });
     });
   } finally {
     if (keep) console.log(`consumer project kept at ${consumer}`);

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { resolveConfig, type MerchantClientOptions, type ResolvedConfig } from './core/config.js';
 import type { Logger } from './core/logger.js';
+import type { Signer } from './core/signing.js';
 import { AttemptRunner } from './core/attempt-runner.js';
 import { BucketGate } from './core/bucket-gate.js';
 import { createTelemetry } from './core/otel.js';
@@ -11,13 +11,16 @@ import { ServiceClock } from './core/service-clock.js';
 import { exchangeToken } from './core/token-exchange.js';
 import { TokenManager } from './core/token-manager.js';
 import { MemoryTokenStore } from './core/token-store.js';
-import { FetchTransport, UndiciTransport, type Transport } from './core/transport.js';
+import { createSigner } from './core/crypto/signer.js';
+import { createTransport } from './core/platform/node.js';
+import { runtimeLabel } from './core/platform/runtime.js';
+import type { Transport } from './core/transport.js';
 import type { ApiPromise, CallOptions, QueryValue } from './core/types.js';
 import { checkRawPath } from './core/url.js';
 import { Assets, MemberView, MerchantAccount, MerchantRemittances, Members, Reports, Sandbox } from './resources/index.js';
 import type { EndpointDescriptor, HttpMethod } from './spec/endpoint.js';
 import { SDK_VERSION } from './version.js';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** A request through the same pipeline for endpoints without a typed method. */
 export interface RawRequest {
@@ -86,8 +89,8 @@ export class MerchantClient {
   constructor(options: MerchantClientOptions = {}) {
     const config = resolveConfig(options);
     this.#config = config;
-    const useFetch = options.transport === 'fetch' || (options.transport === undefined && options.fetch !== undefined);
-    this.#transport = useFetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher);
+    this.#transport = createTransport(options);
+    const signer = createSigner(config.signingKey);
     const logger: Logger | undefined = options.logger;
     const suffix = options.userAgentSuffix ? ` ${withoutControlChars(options.userAgentSuffix)}` : '';
     this.#clock = new ServiceClock(logger, config.maxClockSkewMs);
@@ -99,19 +102,19 @@ export class MerchantClient {
         timeoutMs: config.timeoutMs,
         maxRetries: config.maxRetries,
         maxResponseBytes: config.maxResponseBytes,
-        userAgent: `merchant-stablecoin/${SDK_VERSION} node/${process.versions.node}${suffix}`,
+        userAgent: `merchant-stablecoin/${SDK_VERSION} ${runtimeLabel()}${suffix}`,
         backoff: config.backoff,
         logger,
       },
       this.#transport,
-      { key: config.signingKey, clock: this.#clock },
+      { signer, clock: this.#clock },
       new BucketGate(options.limiter),
       { redactor, telemetry: createTelemetry(options.telemetry) },
     );
     const tokens = new TokenManager({
       store: options.tokenStore ?? new MemoryTokenStore(),
       // Identifies (base URL, client id) without putting either in clear in a shared store.
-      key: `merchant-stablecoin:token:${createHash('sha256').update(`${config.baseUrl}\n${config.clientId}`).digest('hex').slice(0, 32)}`,
+      key: tokenStoreKey(signer, config),
       exchange: (signal) => exchangeToken(runner, config, signal),
       now: () => this.#clock.now(),
       renewBeforeSeconds: config.tokenRenewBeforeSeconds,
@@ -153,7 +156,7 @@ export class MerchantClient {
       idempotent,
       movesFunds: false,
       typing: 'loose',
-      response: LOOSE_RESPONSE as z.ZodType<T>,
+      response: LOOSE_RESPONSE as z.ZodMiniType<T>,
       // A keyless write retried after it may have executed could execute twice.
       ...(write && !idempotent ? { retry: 'never' as const } : {}),
       ...(req.secretFields === undefined ? {} : { secretFields: req.secretFields }),
@@ -190,6 +193,13 @@ export class MerchantClient {
   toJSON(): Record<string, unknown> {
     return { baseUrl: this.#config.baseUrl, clientId: redactId(this.#config.clientId) };
   }
+}
+
+/** Identifies (base URL, client id) in a token store without putting either in clear in it. */
+function tokenStoreKey(signer: Signer, config: ResolvedConfig): string | Promise<string> {
+  const hash = signer.sha256Hex(new TextEncoder().encode(`${config.baseUrl}\n${config.clientId}`));
+  const key = (hex: string): string => `merchant-stablecoin:token:${hex.slice(0, 32)}`;
+  return typeof hash === 'string' ? key(hash) : hash.then(key);
 }
 
 function redactId(id: string): string {

@@ -9,7 +9,7 @@ import type { Redactor } from './redactor.js';
 import { errorFromResponse } from './response.js';
 import { decideRetry, parseRetryAfter, retryClassFor, type BackoffSettings, type RetryRules } from './retry-policy.js';
 import type { ServiceClock } from './service-clock.js';
-import { signAttempt } from './signing.js';
+import { bodySha256, signAttempt, type SignatureHeaders, type Signer } from './signing.js';
 import { sleep } from './sleep.js';
 import type { Telemetry } from './telemetry.js';
 import type { TokenManager } from './token-manager.js';
@@ -53,7 +53,7 @@ export type ResultReader<R> = (response: TransportResponse, context: ReadContext
 export class AttemptRunner {
   readonly #settings: AttemptSettings;
   readonly #transport: Transport;
-  readonly #signingKey: string;
+  readonly #signer: Signer;
   readonly #clock: ServiceClock;
   readonly #gate: BucketGate;
   readonly #redactor: Redactor;
@@ -62,13 +62,13 @@ export class AttemptRunner {
   constructor(
     settings: AttemptSettings,
     transport: Transport,
-    signing: { readonly key: string; readonly clock: ServiceClock },
+    signing: { readonly signer: Signer; readonly clock: ServiceClock },
     gate: BucketGate,
     observers: { readonly redactor: Redactor; readonly telemetry: Telemetry },
   ) {
     this.#settings = settings;
     this.#transport = transport;
-    this.#signingKey = signing.key;
+    this.#signer = signing.signer;
     this.#clock = signing.clock;
     this.#gate = gate;
     this.#redactor = observers.redactor;
@@ -108,6 +108,7 @@ export class AttemptRunner {
       sent: 'no',
       status: undefined,
       requestId: undefined,
+      bodyHash: undefined,
       secrets: [...call.secrets],
       own: new WeakSet(),
       trace: this.#telemetry.startCall({ name: call.name, method: call.method, route: call.route, idempotencyKey: call.idempotencyKey }),
@@ -130,7 +131,9 @@ export class AttemptRunner {
     if (paused)
       p.trace.event('rate_limit.wait', { attempt: p.attempt, bucket: call.bucket, waited_ms: Math.round(performance.now() - waitStart) });
     if (call.signed) {
-      const signature = signAttempt(this.#signingKey, call.method, call.path, call.bodyHash, this.#clock.now());
+      const signing = this.#sign(p);
+      // Only an asynchronous signer (Web Crypto) costs an await; node:crypto's answer is used as is.
+      const signature = signing instanceof Promise ? await signing : signing;
       p.secrets.push(signature['x-signature']);
       Object.assign(headers, signature);
     }
@@ -156,6 +159,14 @@ export class AttemptRunner {
       duration_ms: durationMs,
     });
     return outcome;
+  }
+
+  /** This attempt's signature: a fresh nonce and timestamp over the call's one body hash. */
+  #sign(p: CallProgress): SignatureHeaders | Promise<SignatureHeaders> {
+    const { call } = p;
+    const hash = (p.bodyHash ??= bodySha256(this.#signer, call.body));
+    if (typeof hash === 'string') return signAttempt(this.#signer, call.method, call.path, hash, this.#clock.now());
+    return hash.then((h) => signAttempt(this.#signer, call.method, call.path, h, this.#clock.now()));
   }
 
   #headers(call: PreparedCall): Record<string, string> {

@@ -21,6 +21,8 @@ export interface CallProgress {
   sent: CallSent;
   status: number | undefined;
   requestId: string | undefined;
+  /** Hex sha256 of the body, computed at the first signed attempt and reused by every retry. */
+  bodyHash: string | Promise<string> | undefined;
   /** Secrets of this call to mask in server text: its signatures and secret body fields. */
   readonly secrets: string[];
   /** Errors this call's own steps raised (others are copied per call at the boundary). */

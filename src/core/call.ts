@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { EndpointDescriptor, RateLimitBucket } from '../spec/endpoint.js';
 import { bucketOf, subLimitOf } from '../spec/rate-limits.js';
+import { randomUuid } from './crypto/random.js';
 import { InvalidArgumentError } from './errors.js';
 import { checkMemberId } from './member-id.js';
-import { isSignedMethod, sha256Hex } from './signing.js';
+import { isSignedMethod } from './signing.js';
 import { hasControlChars } from './text.js';
 import type { CallArgs, CallOptions } from './types.js';
 import { buildQuery, fillPath } from './url.js';
@@ -21,8 +21,7 @@ export interface PreparedCall {
   /** Path with query, exactly as signed and sent (base path included). */
   readonly path: string;
   readonly body: Uint8Array | undefined;
-  /** Hex sha256 of `body` for signed methods, else empty. */
-  readonly bodyHash: string;
+  /** Signed (every method but GET and HEAD): the attempt loop hashes `body` once per call. */
   readonly signed: boolean;
   /** The key every attempt sends, when the call takes one. */
   readonly idempotencyKey: string | undefined;
@@ -56,7 +55,7 @@ const PROTECTED_HEADERS = new Set([
 
 /** Validates a caller's idempotency key (shape only, as the service does) or makes a v4 one. */
 function resolveIdempotencyKey(given: string | undefined): string {
-  if (given === undefined) return randomUUID();
+  if (given === undefined) return randomUuid();
   if (typeof given !== 'string' || !UUID_SHAPE.test(given)) {
     throw new InvalidArgumentError('idempotencyKey', 'must be UUID-shaped (8-4-4-4-12 hex digits).');
   }
@@ -106,7 +105,6 @@ export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArg
     method: endpoint.method,
     path: basePath + filled,
     body,
-    bodyHash: signed ? sha256Hex(body) : '',
     signed,
     idempotencyKey: keyed ? resolveIdempotencyKey(options?.idempotencyKey) : undefined,
     member,

@@ -1,4 +1,3 @@
-import type { Dispatcher } from 'undici';
 import { nonNegativeInt, positiveInt } from './checks.js';
 import { InvalidArgumentError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -7,7 +6,9 @@ import type { RequestLimiter } from './limiter.js';
 import { DEFAULT_BACKOFF, type BackoffSettings } from './retry-policy.js';
 import type { TokenStore } from './token-store.js';
 import { hasControlChars } from './text.js';
-import type { FetchFunction } from './transport.js';
+import { envVar } from './platform/runtime.js';
+import type { UndiciDispatcher } from './transport/dispatcher.js';
+import type { FetchFunction } from './transport/fetch.js';
 
 /** Options of {@link MerchantClient}. Credentials fall back to `MERCHANT_API_*` variables. */
 export interface MerchantClientOptions {
@@ -31,14 +32,16 @@ export interface MerchantClientOptions {
   /** Backoff tuning (ms); mostly useful to make tests fast. */
   readonly backoff?: Partial<Omit<BackoffSettings, 'maxRetryAfterMs'>>;
   /**
-   * undici dispatcher for the default transport (a pooled keep-alive `Agent` is created when
-   * omitted). Use it for proxies, TLS settings or pool sizes.
+   * An undici 7 dispatcher for the undici transport, on Node (a pooled keep-alive `Agent` is
+   * created when omitted). Use it for proxies, TLS settings or pool sizes.
    */
-  readonly dispatcher?: Dispatcher;
+  readonly dispatcher?: UndiciDispatcher;
   /**
-   * `undici` (default: undici `request` on a pooled agent, fastest) or `fetch` (a WHATWG fetch:
-   * the global one or {@link MerchantClientOptions.fetch}). Use `fetch` with msw 2, which does
-   * not see undici's own `request`.
+   * Chosen by the runtime when omitted: on Node, `undici` (undici's dispatch on a pooled agent,
+   * the fastest; Node's `fetch` if undici cannot be loaded); on Bun, Deno, workerd and edge
+   * runtimes, `fetch`. `fetch` uses a WHATWG fetch: the global one or
+   * {@link MerchantClientOptions.fetch}. Use `fetch` with msw (2 or 3), which does not see
+   * undici's own dispatch.
    */
   readonly transport?: 'undici' | 'fetch';
   /** The fetch function for `transport: 'fetch'` (implies it when given). */
@@ -89,10 +92,11 @@ export interface ResolvedConfig {
   readonly maxClockSkewMs: number;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+/** Reads one environment variable. */
+type Env = (name: string) => string | undefined;
 
 function required(name: string, envName: string, given: string | undefined, env: Env): string {
-  const value = given ?? env[envName];
+  const value = given ?? env(envName);
   if (typeof value !== 'string' || value.trim() === '') {
     // Names the setting; never echoes a value.
     throw new InvalidArgumentError(name, `is required: pass it to new MerchantClient() or set ${envName}.`);
@@ -104,7 +108,7 @@ function required(name: string, envName: string, given: string | undefined, env:
 }
 
 /** Applies defaults and environment variables, and validates every setting. */
-export function resolveConfig(options: MerchantClientOptions, env: Env = process.env): ResolvedConfig {
+export function resolveConfig(options: MerchantClientOptions, env: Env = envVar): ResolvedConfig {
   const rawBase = required('baseUrl', 'MERCHANT_API_BASE_URL', options.baseUrl, env);
   let url: URL;
   try {

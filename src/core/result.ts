@@ -1,3 +1,4 @@
+import type * as z from 'zod/mini';
 import type { EndpointDescriptor } from '../spec/endpoint.js';
 import type { ReadContext } from './attempt-runner.js';
 import { AcceptedButUnreadableError, ResponseValidationError } from './errors.js';
@@ -35,7 +36,7 @@ export function readResult<T>(
   if (json === undefined) throw new AcceptedButUnreadableError(`${capitalise(where)}, but its body is not JSON.`, accepted);
   let data = json as T;
   if (validate) {
-    const parsed = endpoint.response.safeParse(json);
+    const parsed = endpoint.response.safeParse(json, PARSE_CONTEXT);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => ({ path: i.path, message: i.message }));
       const summary = issues
@@ -65,6 +66,29 @@ export function readResult<T>(
     },
   };
 }
+
+/** What a value is, in the words of an issue (`null`, `array`, else its `typeof`). */
+function received(input: unknown): string {
+  if (input === null) return 'null';
+  return Array.isArray(input) ? 'array' : typeof input;
+}
+
+/**
+ * Issue text for the schemas (on `zod/mini`, which ships no messages): readable, and the same
+ * whether or not something else in the process loaded zod's locales.
+ */
+function issueText(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      return `Invalid input: expected ${issue.expected}, received ${received(issue.input)}`;
+    case 'invalid_union':
+      return 'Invalid input: matches none of the documented shapes';
+    default:
+      return undefined;
+  }
+}
+
+const PARSE_CONTEXT: z.core.ParseContext<z.core.$ZodIssue> = { error: issueText };
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);

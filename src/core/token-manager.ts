@@ -4,8 +4,11 @@ import type { StoredToken, TokenStore } from './token-store.js';
 /** What the token manager needs from its surroundings. */
 export interface TokenManagerDeps {
   readonly store: TokenStore;
-  /** Store key: identifies (base URL, client id) without containing a secret. */
-  readonly key: string;
+  /**
+   * Store key: identifies (base URL, client id) without containing a secret. A promise where it
+   * is hashed with Web Crypto (asynchronous); only the store's calls wait for it.
+   */
+  readonly key: string | Promise<string>;
   /** Performs one token exchange (`POST /v1/connect/token`); `signal` aborts it. */
   readonly exchange: (signal: AbortSignal) => Promise<StoredToken>;
   /** Service-clock milliseconds (local clock corrected for measured skew). */
@@ -47,7 +50,7 @@ export class TokenManager {
   /** Drops a token the service rejected with `invalid_token`; the next `get` renews. */
   async invalidate(token: string): Promise<void> {
     if (this.#cached?.token === token) this.#cached = undefined;
-    await this.#deps.store.delete(this.#deps.key, token);
+    await this.#deps.store.delete(await this.#deps.key, token);
   }
 
   #fresh(t: StoredToken): boolean {
@@ -84,7 +87,8 @@ export class TokenManager {
   }
 
   async #load(signal: AbortSignal): Promise<StoredToken> {
-    const { store, key } = this.#deps;
+    const store = this.#deps.store;
+    const key = await this.#deps.key;
     const shared = await store.get(key);
     if (shared !== undefined && this.#fresh(shared)) return (this.#cached = shared);
     const exchangeAndStore = async (): Promise<StoredToken> => {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { decimalString, integer, pageShape } from './common.js';
 
 /**
@@ -41,7 +41,7 @@ export interface BalanceRow extends z.infer<typeof balanceRowSchema> {}
 export const balancesEnvelopeSchema = z.looseObject({
   ...pageShape(balanceRowSchema),
   /** Transitional duplicate of `data`, passed through unvalidated. Never read it: it will be removed. */
-  balances: z.unknown().optional(),
+  balances: z.optional(z.unknown()),
 });
 
 /** The member balances envelope. Read `data`; `balances` is a transitional duplicate, unvalidated. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { integer, looseResultSchema, openEnum } from './common.js';
 
 /** Card states seen (States and transitions > Card). */
@@ -79,11 +79,11 @@ export interface CardCloseCheck extends z.infer<typeof cardCloseCheckSchema> {}
  * A card record. Not shown beyond the card states and `limits_updatable` ("card details");
  * other fields pass through.
  */
-export const cardRecordSchema = looseResultSchema.extend({
+export const cardRecordSchema = z.extend(looseResultSchema, {
   /** Card status (unknown values kept). */
-  status: cardStatusSchema.optional(),
+  status: z.optional(cardStatusSchema),
   /** False: `updateLimits` returns `product_not_available`. */
-  limits_updatable: z.boolean().optional(),
+  limits_updatable: z.optional(z.boolean()),
 });
 
 /** A card record (loosely typed). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { looseListItems } from '../core/loose-page.js';
 
 /**
@@ -21,7 +21,7 @@ export type OpenEnum<T extends string> = T | (string & {});
  *
  * @param values - The values the spec names.
  */
-export function openEnum<const T extends readonly [string, ...string[]]>(values: T): z.ZodType<OpenEnum<T[number]>, string> {
+export function openEnum<const T extends readonly [string, ...string[]]>(values: T): z.ZodMiniType<OpenEnum<T[number]>, string> {
   // The run-time check is a plain string on purpose; only the static type lists the values.
   void values;
   return z.string();
@@ -35,21 +35,21 @@ export function openEnum<const T extends readonly [string, ...string[]]>(values:
  * `"Infinity"` or empty string: a response carrying one fails validation instead of reaching a
  * sum. Kept as a string; parse with `toDecimal` from the money helpers.
  */
-export const decimalString = z.string().regex(/^\d+(\.\d+)?$/, 'must be a plain fixed-point decimal string such as "25.50"');
+export const decimalString = z.string().check(z.regex(/^\d+(\.\d+)?$/, 'must be a plain fixed-point decimal string such as "25.50"'));
 
 /** An ISO 8601 timestamp string, kept as sent. */
 export const isoTimestamp = z.string();
 
 /** An integer (scales, counts, bps). */
-export const integer = z.number().int();
+export const integer = z.int();
 
 /** The keyset-list envelope fields (Common rules): `{data, next_cursor, has_more}`. */
-export function pageShape<T extends z.ZodType>(item: T) {
+export function pageShape<T extends z.ZodMiniType>(item: T) {
   return {
     /** Items of this page. */
     data: z.array(item),
     /** Opaque cursor of the next page (pass it as `cursor`), or null at the end. */
-    next_cursor: z.string().nullable(),
+    next_cursor: z.nullable(z.string()),
     /** Whether more pages follow: the only end marker. */
     has_more: z.boolean(),
   };
@@ -61,7 +61,7 @@ export function pageShape<T extends z.ZodType>(item: T) {
  *
  * @param item - Schema of one item.
  */
-export function pageSchema<T extends z.ZodType>(item: T) {
+export function pageSchema<T extends z.ZodMiniType>(item: T) {
   return z.looseObject(pageShape(item));
 }
 
@@ -72,9 +72,9 @@ export function pageSchema<T extends z.ZodType>(item: T) {
  */
 export const looseResultSchema = z.looseObject({
   /** Identifier, when the response carries one. */
-  id: z.string().optional(),
+  id: z.optional(z.string()),
   /** Status, when the response carries one (unknown values kept as strings). */
-  status: z.string().optional(),
+  status: z.optional(z.string()),
 });
 
 /** A loosely typed result in object form: the fields the prose names, and every other field as `unknown`. */
@@ -103,14 +103,19 @@ export type LooseItem = Loose<LooseResult>;
  *
  * @param object - Schema of the object form.
  */
-export function loose<T extends z.ZodType<object>>(object: T): z.ZodType<z.output<T> | LooseNonObject> {
-  return z.unknown().transform((value, ctx): z.output<T> | LooseNonObject => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value as LooseNonObject;
-    const parsed = object.safeParse(value);
-    if (parsed.success) return parsed.data;
-    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-    return z.NEVER;
-  });
+export function loose<T extends z.ZodMiniType<object>>(object: T): z.ZodMiniType<z.output<T> | LooseNonObject> {
+  return z.pipe(
+    z.unknown(),
+    z.transform((value, ctx): z.output<T> | LooseNonObject => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return value as LooseNonObject;
+      const parsed = object.safeParse(value);
+      if (parsed.success) return parsed.data;
+      for (const issue of parsed.error.issues) {
+        ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: value });
+      }
+      return z.NEVER;
+    }),
+  );
 }
 
 /**
@@ -135,17 +140,19 @@ export const looseValueSchema = loose(looseResultSchema);
  *
  * @param item - Schema of one item.
  */
-export function looseListSchema<T extends z.ZodType>(item: T): z.ZodType<unknown> {
-  return z.unknown().superRefine((body, ctx) => {
-    const items = looseListItems(body);
-    if (items === undefined) return;
-    const prefix = Array.isArray(body) ? [] : ['data'];
-    items.forEach((value, index) => {
-      const parsed = item.safeParse(value);
-      if (parsed.success) return;
-      for (const issue of parsed.error.issues) {
-        ctx.addIssue({ code: 'custom', message: issue.message, path: [...prefix, index, ...issue.path] });
-      }
-    });
-  });
+export function looseListSchema<T extends z.ZodMiniType>(item: T): z.ZodMiniType<unknown> {
+  return z.unknown().check(
+    z.superRefine((body, ctx) => {
+      const items = looseListItems(body);
+      if (items === undefined) return;
+      const prefix = Array.isArray(body) ? [] : ['data'];
+      items.forEach((value, index) => {
+        const parsed = item.safeParse(value);
+        if (parsed.success) return;
+        for (const issue of parsed.error.issues) {
+          ctx.addIssue({ code: 'custom', message: issue.message, path: [...prefix, index, ...issue.path] });
+        }
+      });
+    }),
+  );
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { integer, isoTimestamp, openEnum } from './common.js';
 
 /** KYC application statuses the spec names (`pending` on submission). */

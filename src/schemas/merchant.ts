@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { decimalString, integer, isoTimestamp, openEnum } from './common.js';
 
 /** A merchant asset conversion (Resources > Merchant conversion). */
@@ -26,7 +26,7 @@ export const merchantConversionSchema = z.looseObject({
   /** ISO 8601 with milliseconds. */
   created_at: isoTimestamp,
   /** Present (true) only on the 200 funds-layer idempotency hit after the 24-hour window. */
-  duplicated: z.boolean().optional(),
+  duplicated: z.optional(z.boolean()),
 });
 
 /** A merchant conversion. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { decimalString, integer, isoTimestamp, looseResultSchema } from './common.js';
 
 /** One asset quoted for a QR payment (Resources > QR payment quote, quote item). */
@@ -16,11 +16,11 @@ export const qrQuoteItemSchema = z.looseObject({
   /** Whether balances cover the plan. */
   sufficient: z.boolean(),
   /** Merchant-funded quotes only. */
-  fee_asset: z.string().optional(),
+  fee_asset: z.optional(z.string()),
   /** Merchant-funded quotes only; debited additionally in `fee_asset`. */
-  fee_amount: decimalString.optional(),
+  fee_amount: z.optional(decimalString),
   /** Merchant-funded quotes only. */
-  fee_ledger_scale: integer.optional(),
+  fee_ledger_scale: z.optional(integer),
 });
 
 /** One quoted asset. */
@@ -52,11 +52,11 @@ export interface QrQuote extends z.infer<typeof qrQuoteSchema> {}
  * (boolean, in the quote's `currency` rule) and `required_payer_fields` (its element type is not
  * shown, so it is left `unknown`). Everything else passes through.
  */
-export const qrDecodeResultSchema = looseResultSchema.extend({
+export const qrDecodeResultSchema = z.extend(looseResultSchema, {
   /** True for custom-amount codes: only then may the quote send `currency` and `amount`. */
-  amount_editable: z.boolean().optional(),
+  amount_editable: z.optional(z.boolean()),
   /** Non-empty means the code cannot proceed through this API (element type not shown). */
-  required_payer_fields: z.unknown().optional(),
+  required_payer_fields: z.optional(z.unknown()),
 });
 
 /** A decoded QR code (loosely typed). */

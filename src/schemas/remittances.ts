@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { decimalString, integer, isoTimestamp, looseResultSchema, openEnum } from './common.js';
 
 /** Remittance order states (States and transitions > Remittance order). */
@@ -104,7 +104,7 @@ const KNOWN_ACTION_KINDS: readonly string[] = ['slippage', 'supplement'];
  */
 const unknownActionSchema = z.looseObject({
   /** The kind as the service sent it; show the action unchanged. */
-  kind: z.string().refine((kind) => !KNOWN_ACTION_KINDS.includes(kind), 'known action kind with an invalid shape'),
+  kind: z.string().check(z.refine((kind) => !KNOWN_ACTION_KINDS.includes(kind), 'known action kind with an invalid shape')),
 });
 
 /** An action of an unknown kind. */
@@ -142,7 +142,7 @@ export const pendingActionResultSchema = z.looseObject({
   /** `member` (action non-null), `review` (documents under review) or `none`. */
   waiting_on: openEnum(WAITING_ON_VALUES),
   /** Null when nothing is required of the user. */
-  action: pendingActionSchema.nullable(),
+  action: z.nullable(pendingActionSchema),
 });
 
 /** The pending user action of a remittance. */
@@ -155,7 +155,7 @@ export const personalAccountApplicationSchema = z.looseObject({
   /** `reviewing`. */
   status: openEnum(['reviewing']),
   /** True only on the 200 reuse response. */
-  reused: z.boolean().optional(),
+  reused: z.optional(z.boolean()),
 });
 
 /** A personal remittance account application. */
@@ -176,9 +176,9 @@ export interface RemittanceCancelResult extends z.infer<typeof remittanceCancelR
  * A remittance order record. Its fields are not shown beyond the states; `id` and `status` are
  * typed as optional, everything else passes through.
  */
-export const remittanceRecordSchema = looseResultSchema.extend({
+export const remittanceRecordSchema = z.extend(looseResultSchema, {
   /** Order status (unknown values kept). */
-  status: remittanceStatusSchema.optional(),
+  status: z.optional(remittanceStatusSchema),
 });
 
 /** A remittance order (loosely typed). */
@@ -206,7 +206,7 @@ export const bankEntrySchema = z.looseObject({
   /** Bank name. */
   bank_name: z.string(),
   /** May be null. */
-  address: z.string().nullable(),
+  address: z.nullable(z.string()),
   /** City. */
   city: z.string(),
   /** Two-letter country code. */
@@ -244,7 +244,7 @@ export const agreementSchema = z.looseObject({
   /** The agreement text to show in full before applying. */
   agreement: agreementTextSchema,
   /** May be null. */
-  intro: agreementTextSchema.nullable(),
+  intro: z.nullable(agreementTextSchema),
 });
 
 /** The personal remittance agreement. */

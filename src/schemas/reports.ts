@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { integer, isoTimestamp, looseResultSchema, openEnum, pageSchema } from './common.js';
 
 /** Export report states (States and transitions > Export report). */
@@ -38,11 +38,11 @@ export const exportReportPageSchema = pageSchema(exportReportSchema);
  * `GET /v1/reports/{id}`: shape not shown. The prose implies a download address (the list has
  * no `download_url`, retrieve is called before downloading); `download_url` is typed optional.
  */
-export const reportDetailSchema = looseResultSchema.extend({
+export const reportDetailSchema = z.extend(looseResultSchema, {
   /** Report status. */
-  status: openEnum(REPORT_STATUSES).optional(),
+  status: z.optional(openEnum(REPORT_STATUSES)),
   /** Download address, when the service sends one (shape not shown). */
-  download_url: z.string().optional(),
+  download_url: z.optional(z.string()),
 });
 
 /** A report (loosely typed). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { decimalString, integer } from './common.js';
 
 /** Sandbox faucet credit (Resources > Other response shapes). */
@@ -14,7 +14,7 @@ export const faucetCreditSchema = z.looseObject({
   /** `jrn_` journal of the posting. */
   journal_id: z.string(),
   /** Present (true) on idempotent hits; nothing new was posted. */
-  duplicated: z.boolean().optional(),
+  duplicated: z.optional(z.boolean()),
 });
 
 /** A sandbox faucet credit. */

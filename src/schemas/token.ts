@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { integer, openEnum } from './common.js';
 
 /** Token exchange response (Resources > Other response shapes, Authentication > Stage 1). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { decimalString, integer, openEnum } from './common.js';
 
 /** Withdrawal states the spec names (`locked` after creation; final state names not shown). */

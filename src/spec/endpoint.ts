@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 
 /** HTTP methods the service's endpoints use. */
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -46,7 +46,7 @@ export interface EndpointDescriptor<TResult = unknown> {
   /** Codes that must not be retried on this endpoint even though the global table would. */
   readonly noRetryCodes?: readonly string[];
   /** Response schema (zod). */
-  readonly response: z.ZodType<TResult>;
+  readonly response: z.ZodMiniType<TResult>;
   /**
    * Top-level body fields whose values are secrets (a card PIN): masked wherever a server echoes
    * them back into an error or a log line. Bodies are never logged in any case.

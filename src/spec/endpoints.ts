@@ -14,7 +14,7 @@
  * - `typing: 'loose'`: the response passes through with only the fields the prose names typed.
  */
 import type { EndpointDescriptor, HttpMethod } from './endpoint.js';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { loose, looseListSchema, looseValueSchema, pageSchema } from '../schemas/common.js';
 import { balancesEnvelopeSchema } from '../schemas/balances.js';
 import { withdrawalOrderSchema } from '../schemas/withdrawals.js';
@@ -42,7 +42,7 @@ type Flags = Omit<EndpointDescriptor, 'id' | 'method' | 'path' | 'response' | 'm
 type Route = `${HttpMethod} /v1/${string}`;
 
 /** Builds a frozen descriptor; flags default to false, typing follows the schema's origin. */
-function endpoint<S extends z.ZodType>(
+function endpoint<S extends z.ZodMiniType>(
   id: string,
   route: Route,
   typing: 'full' | 'loose',
@@ -55,7 +55,7 @@ function endpoint<S extends z.ZodType>(
     method: route.slice(0, space) as HttpMethod,
     path: route.slice(space + 1),
     typing,
-    response: response as z.ZodType<z.output<S>>,
+    response: response as z.ZodMiniType<z.output<S>>,
     memberScoped: false,
     idempotent: false,
     movesFunds: false,

@@ -1,5 +1,5 @@
 /**
- * msw 2 adapter: the only module that touches msw. msw is loaded on first use of
+ * msw 2 and 3 adapter: the only module that touches msw. msw is loaded on first use of
  * `sandbox.handlers`, so `listen()` (node:http) works without msw installed.
  */
 import { createRequire } from 'node:module';
@@ -10,7 +10,7 @@ import type { SandboxRequest } from './service.js';
 
 type Msw = typeof MswModule;
 
-/** msw 2 request handlers, as `sandbox.handlers` returns them. */
+/** msw request handlers, as `sandbox.handlers` returns them. */
 export type SandboxHandlers = HttpHandler[];
 let cached: Msw | undefined;
 
@@ -21,7 +21,7 @@ function loadMsw(): Msw {
   try {
     cached = createRequire(from)('msw') as Msw;
   } catch (cause) {
-    throw new Error('sandbox.handlers needs the optional peer dependency msw 2 (npm install --save-dev msw@2).', { cause });
+    throw new Error('sandbox.handlers needs the optional peer dependency msw 2 or 3 (npm install --save-dev msw).', { cause });
   }
   return cached;
 }

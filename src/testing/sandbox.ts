@@ -116,11 +116,11 @@ export interface Sandbox {
    */
   handle(req: SandboxRequest): Promise<SandboxResponse>;
   /**
-   * msw 2 handlers for `setupServer(...sandbox.handlers)` (msw loaded on first access), answering
+   * msw (2 or 3) handlers for `setupServer(...sandbox.handlers)` (msw loaded on first access), answering
    * `/v1/*` under `baseUrl` and `liveBaseUrl` only: `mswHandlers()` with the defaults.
    */
   readonly handlers: SandboxHandlers;
-  /** msw 2 handlers; `{ anyHost: true }` answers `/v1/*` on every origin (as the live host only on `liveBaseUrl`). */
+  /** msw (2 or 3) handlers; `{ anyHost: true }` answers `/v1/*` on every origin (as the live host only on `liveBaseUrl`). */
   mswHandlers(options?: MswHandlerOptions): SandboxHandlers;
   /** Serves the simulator on loopback with node:http, as the sandbox host or the simulated production host. */
   listen(options?: SandboxListenOptions): Promise<SandboxServer>;

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { WebhookIssue } from './errors.js';
 import type { KnownEventType, NamedEventType } from './event-types.js';
 import type {

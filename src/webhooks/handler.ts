@@ -25,12 +25,15 @@ export const DEFAULT_BODY_TIMEOUT_MS = 3_000;
 
 /**
  * Verifies a delivery's signature. Return true to accept; return false or throw to reject
- * (answered 401). Called before anything else, with the exact bytes received.
+ * (answered 401). Called before anything else, with the exact bytes received as a `Uint8Array`:
+ * a Buffer where the runtime has one (Node, Bun), a plain Uint8Array elsewhere (workerd, Deno,
+ * browsers). Decode with `TextDecoder` and compute with Web Crypto (`crypto.subtle`) for a hook
+ * that runs on every runtime.
  *
  * The spec names the `z-signature` header but does not publish how it is computed: obtain the
  * scheme and key from the service. The SDK ships no built-in scheme on purpose.
  */
-export type WebhookVerifier = (rawBody: Buffer, headers: WebhookHeaderMap) => boolean | Promise<boolean>;
+export type WebhookVerifier = (rawBody: Uint8Array, headers: WebhookHeaderMap) => boolean | Promise<boolean>;
 
 /** What `onEvent` receives besides the event. */
 export interface WebhookEventContext {
@@ -199,7 +202,7 @@ async function processDelivery(
   startedAt: number,
 ): Promise<WebhookResponse> {
   const headers = normalizeHeaders(rawHeaders);
-  let bytes: Buffer;
+  let bytes: Uint8Array;
   try {
     bytes = toRawBytes(rawBody);
   } catch (err) {
@@ -255,7 +258,11 @@ async function processDelivery(
   return runOnEvent(s, event, headers, startedAt);
 }
 
-async function runVerify(verify: WebhookVerifier, bytes: Buffer, headers: WebhookHeaderMap): Promise<WebhookSignatureError | undefined> {
+async function runVerify(
+  verify: WebhookVerifier,
+  bytes: Uint8Array,
+  headers: WebhookHeaderMap,
+): Promise<WebhookSignatureError | undefined> {
   try {
     if ((await verify(bytes, headers)) === true) return undefined;
     return new WebhookSignatureError('verify returned false.');

@@ -56,12 +56,14 @@ export function createNodeListener(
   }
 }
 
+const encoder = new TextEncoder();
+
 function write(res: ServerResponse, response: WebhookResponse, close = false): void {
   if (res.headersSent || res.writableEnded) return;
-  const body = JSON.stringify(response.body);
+  const body = encoder.encode(JSON.stringify(response.body));
   res.writeHead(response.status, {
     'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(body)),
+    'content-length': String(body.byteLength),
     ...(response.status === 405 ? { allow: 'POST' } : {}),
     ...(close ? { connection: 'close' } : {}),
   });

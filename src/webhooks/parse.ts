@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { tryParseJson } from '../core/response.js';
 import { WebhookParseError, type WebhookIssue } from './errors.js';
 import { isKnownEventType } from './event-types.js';

@@ -5,17 +5,36 @@ const RAW_BODY_HINT =
   "for signature verification (with Express, mount express.raw({ type: 'application/json' }) on the webhook route; " +
   'with node:http, use the handler itself as the request listener).';
 
+// TextEncoder and Uint8Array rather than Buffer: workerd without nodejs_compat and browsers lack Buffer.
+const encoder = new TextEncoder();
+
+interface BufferConstructorLike {
+  from(bytes: ArrayBufferLike, byteOffset: number, length: number): Uint8Array;
+  isBuffer(value: unknown): boolean;
+}
+const RuntimeBuffer = (globalThis as { Buffer?: BufferConstructorLike }).Buffer;
+
 /**
- * The exact bytes of a delivery. Strings are encoded as UTF-8; a `Buffer` or `Uint8Array` is
- * used as is. Anything else (an object parsed by a JSON middleware, `undefined`) is refused
- * with a message naming the usual cause.
+ * Where the runtime has `Buffer` (Node, Bun), the bytes as a Buffer view (no copy): verify hooks
+ * written for Node (`rawBody.toString('utf8')`) keep working, where a plain Uint8Array's
+ * `toString` would silently give comma-separated numbers.
+ */
+function runtimeBytes(bytes: Uint8Array): Uint8Array {
+  return RuntimeBuffer === undefined || RuntimeBuffer.isBuffer(bytes)
+    ? bytes
+    : RuntimeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * The exact bytes of a delivery: strings encoded as UTF-8, a `Uint8Array` used as is (a Buffer
+ * view of it where the runtime has Buffer). Anything else (an object parsed by a JSON middleware, `undefined`) is
+ * refused with a message naming the usual cause.
  *
  * @throws WebhookParseError with reason `raw_body_required`.
  */
-export function toRawBytes(rawBody: unknown): Buffer {
-  if (typeof rawBody === 'string') return Buffer.from(rawBody, 'utf8');
-  if (rawBody instanceof Uint8Array)
-    return Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+export function toRawBytes(rawBody: unknown): Uint8Array {
+  if (typeof rawBody === 'string') return runtimeBytes(encoder.encode(rawBody));
+  if (rawBody instanceof Uint8Array) return runtimeBytes(rawBody);
   const what =
     rawBody === undefined || rawBody === null
       ? `no body (${String(rawBody)})`

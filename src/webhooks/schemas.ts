@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Schemas of the webhook envelope and of the events whose `data` the spec shows (Events).

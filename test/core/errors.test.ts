@@ -96,6 +96,22 @@ describe('error responses', () => {
     expect((err as ResponseValidationError).issues.length).toBeGreaterThan(0);
   });
 
+  it('names the offending field, what was expected and what came, in the message and the issues', async () => {
+    server.on('POST', '/v1/withdrawals', {
+      status: 201,
+      body: { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: 25.5, ledger_scale: 6, to_address: 'T' },
+    });
+    const err = await client
+      .member('m')
+      .withdrawals.create({ asset: 'USDT', amount: '25.50', to_address: 'T' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResponseValidationError);
+    expect((err as ResponseValidationError).issues).toEqual([
+      { path: ['amount'], message: 'Invalid input: expected string, received number' },
+    ]);
+    expect((err as Error).message).toContain('amount: Invalid input: expected string, received number');
+  });
+
   it('validation can be turned off per client', async () => {
     const loose = wireClient(server.url, { validateResponses: false });
     server.on('GET', '/v1/reports', { body: { data: 'nope', has_more: false } });

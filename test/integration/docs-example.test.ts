@@ -68,7 +68,7 @@ describe('webhooks', () => {
     const received: WebhookEvent[] = [];
     const handler = createWebhookHandler({
       // The simulator's own signature scheme (the spec does not publish the service's).
-      verify: (rawBody, headers) => headers['z-signature'] === hooks.webhooks.sign(rawBody.toString('utf8')),
+      verify: (rawBody, headers) => headers['z-signature'] === hooks.webhooks.sign(new TextDecoder().decode(rawBody)),
       onEvent: (event) => {
         received.push(event);
       },

@@ -19,30 +19,34 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   module: string;
   types: string;
   sideEffects: boolean;
-  exports: Record<string, string | { import: { types: string; default: string }; require: { types: string; default: string } }>;
+  exports: Record<string, string | { node: { import: { types: string; default: string } } }>;
   dependencies: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   bin?: Record<string, string>;
 };
+/** The conditions of runtimes that get the fetch-only build (`dist/web`), in order. */
+const WEB_CONDITIONS = ['workerd', 'worker', 'edge-light', 'browser', 'deno', 'bun'];
 const tsupConfig = readFileSync(join(ROOT, 'tsup.config.ts'), 'utf8');
 const tsupEntries = [...tsupConfig.matchAll(/^\s*'?([\w-]+)'?:\s*'(src\/[^']+)'/gm)].map((m) => ({ name: m[1]!, source: m[2]! }));
 
 describe('package.json', () => {
-  it('maps every entry to ESM and CJS with types first in each condition', () => {
+  it('maps every entry to the Node build (ESM and CJS) and, for other runtimes, to the fetch-only build; types first', () => {
     const entries = Object.entries(pkg.exports).filter(([k]) => k !== './package.json');
     expect(entries.map(([k]) => k)).toEqual(expect.arrayContaining(['.', './testing', './webhooks']));
     for (const [subpath, target] of entries) {
       expect(typeof target, subpath).toBe('object');
-      const t = target as Exclude<typeof target, string>;
-      expect(Object.keys(t), subpath).toEqual(['import', 'require']);
-      for (const cond of ['import', 'require'] as const) {
-        expect(Object.keys(t[cond]), `${subpath} ${cond}`).toEqual(['types', 'default']);
-      }
-      expect(t.import.default).toMatch(/^\.\/dist\/[\w-]+\.js$/);
-      expect(t.import.types).toBe(t.import.default.replace(/\.js$/, '.d.ts'));
-      expect(t.require.default).toBe(t.import.default.replace(/\.js$/, '.cjs'));
-      expect(t.require.types).toBe(t.import.default.replace(/\.js$/, '.d.cts'));
+      const t = target as Record<string, Record<string, unknown>>;
+      // Order matters: the first condition a resolver knows wins, so the runtimes come before `node`.
+      expect(Object.keys(t), subpath).toEqual([...WEB_CONDITIONS, 'node', 'import', 'require', 'default']);
+      const name = /^\.\/dist\/web\/([\w-]+)\.js$/.exec(String(t['default']!['default']))![1]!;
+      const web = { types: `./dist/${name}.d.ts`, default: `./dist/web/${name}.js` };
+      for (const cond of [...WEB_CONDITIONS, 'import', 'default']) expect(t[cond], `${subpath} ${cond}`).toEqual(web);
+      const esm = { types: `./dist/${name}.d.ts`, default: `./dist/${name}.js` };
+      const cjs = { types: `./dist/${name}.d.cts`, default: `./dist/${name}.cjs` };
+      expect(t['node'], `${subpath} node`).toEqual({ import: esm, require: cjs });
+      expect(Object.keys(t['node']!['import'] as object)).toEqual(['types', 'default']);
+      expect(t['require'], `${subpath} require`).toEqual(cjs);
     }
     expect(pkg.exports['./package.json']).toBe('./package.json');
   });
@@ -51,7 +55,7 @@ describe('package.json', () => {
     const names = new Set(tsupEntries.map((e) => e.name));
     for (const [subpath, target] of Object.entries(pkg.exports)) {
       if (typeof target === 'string') continue;
-      const name = /\.\/dist\/([\w-]+)\.js$/.exec(target.import.default)![1]!;
+      const name = /\.\/dist\/([\w-]+)\.js$/.exec(target.node.import.default)![1]!;
       expect(names.has(name), `${subpath} -> ${name}`).toBe(true);
     }
     for (const bin of Object.values(pkg.bin ?? {})) expect(names.has(/\.\/dist\/([\w-]+)\.js$/.exec(bin)![1]!), bin).toBe(true);
@@ -92,8 +96,11 @@ function localImports(file: string): string[] {
   return specs;
 }
 
-/** Every module specifier reachable at run time from an entry (relative ones followed). */
-function reachable(entry: string): { files: Set<string>; bare: Set<string> } {
+/**
+ * Every module specifier reachable at run time from an entry (relative ones followed). `web`
+ * follows the fetch-only build, where `platform/web.ts` stands in for `platform/node.ts`.
+ */
+function reachable(entry: string, web = false): { files: Set<string>; bare: Set<string> } {
   const files = new Set<string>();
   const bare = new Set<string>();
   const queue = [resolve(ROOT, entry)];
@@ -102,7 +109,8 @@ function reachable(entry: string): { files: Set<string>; bare: Set<string> } {
     if (files.has(file)) continue;
     files.add(file);
     for (const spec of localImports(file)) {
-      if (spec.startsWith('.')) queue.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+      const local = web ? spec.replace(/\/platform\/node\.js$/, '/platform/web.js') : spec;
+      if (local.startsWith('.')) queue.push(resolve(dirname(file), local.replace(/\.js$/, '.ts')));
       else bare.add(spec);
     }
   }
@@ -122,6 +130,29 @@ describe('entry graph', () => {
         entry,
       ).toEqual([]);
     }
+  });
+
+  it('the build for other runtimes never loads undici nor imports a node: module, from the main and webhooks entries', () => {
+    for (const entry of ['src/index.ts', 'src/webhooks/index.ts']) {
+      const { files, bare } = reachable(entry, true);
+      expect(
+        [...bare].filter((b) => /^(undici|node:)/.test(b) || b === 'crypto' || b === 'buffer'),
+        entry,
+      ).toEqual([]);
+      expect(
+        [...files].filter((f) => /transport[\\/]undici|platform[\\/]node/.test(f)),
+        entry,
+      ).toEqual([]);
+      expect(
+        [...files].some((f) => /platform[\\/]web\.ts$/.test(f)),
+        entry,
+      ).toBe(entry === 'src/index.ts');
+    }
+    // The Node build does reach the undici transport (loaded on the first call, by a name
+    // bundlers do not follow: no static or literal dynamic import of undici anywhere).
+    const node = reachable('src/index.ts');
+    expect([...node.files].some((f) => /transport[\\/]undici\.ts$/.test(f))).toBe(true);
+    expect([...node.bare].filter((b) => b === 'undici')).toEqual([]);
   });
 
   it('the testing entry loads msw only lazily (no static import of it)', () => {

@@ -89,3 +89,52 @@ describe('StatusTracker.delete', () => {
     expect(tracker.apply('card:crd_1', 'unactivated', 1)).toBe(true);
   });
 });
+
+describe('the bytes verify receives', () => {
+  const secret = 'whsec_runtime_neutral';
+  /** A verify hook as it runs on every runtime: TextEncoder and Web Crypto, no Buffer. */
+  const webCryptoVerify = async (raw: Uint8Array, headers: Record<string, string | undefined>): Promise<boolean> => {
+    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, raw));
+    return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('') === headers['z-signature'];
+  };
+  const signed = async (body: string): Promise<string> => {
+    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    return Array.from(new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(body))), (b) =>
+      b.toString(16).padStart(2, '0'),
+    ).join('');
+  };
+
+  it('are the exact bytes of a string, a Uint8Array view or a Buffer; a Web Crypto hook accepts them and refuses one changed byte', async () => {
+    const env = card();
+    const body = JSON.stringify({ ...env, note: 'café ✓' });
+    const headers = headersFor(env, { 'z-signature': await signed(body) });
+    const processed: string[] = [];
+    const handler = createWebhookHandler({ onEvent: (e) => void processed.push(e.event_id), verify: webCryptoVerify, logger: {} });
+    // A view into a larger buffer: only its own bytes count.
+    const padded = new TextEncoder().encode(`xx${body}yy`);
+    const view = new Uint8Array(padded.buffer, 2, padded.byteLength - 4);
+    expect((await handler.handle(view, headers)).status).toBe(200);
+    expect((await handler.handle(body, headers)).outcome).toBe('duplicate');
+    expect((await handler.handle(Buffer.from(body), headers)).outcome).toBe('duplicate');
+    expect((await handler.handle(body.replace('café', 'cafe'), headers)).status).toBe(401);
+    expect(processed).toEqual([env.event_id]);
+  });
+
+  it('are a Buffer on Node, so that a hook written for Node (toString with an encoding) keeps working', async () => {
+    const seen: string[] = [];
+    const handler = createWebhookHandler({
+      onEvent: () => undefined,
+      verify: (raw) => {
+        expect(Buffer.isBuffer(raw)).toBe(true);
+        seen.push((raw as Buffer).toString('utf8'));
+        return true;
+      },
+      logger: {},
+    });
+    const env = card();
+    const body = JSON.stringify(env);
+    expect((await handler.handle(new TextEncoder().encode(body), headersFor(env))).status).toBe(200);
+    expect(seen).toEqual([body]);
+  });
+});

@@ -174,7 +174,7 @@ describe('verification and malformed deliveries', () => {
     let processed = 0;
     const { url } = await serve({
       verify: (raw, headers) => {
-        seen.push({ body: raw.toString('utf8'), sig: headers['z-signature'] });
+        seen.push({ body: new TextDecoder().decode(raw), sig: headers['z-signature'] });
         return headers['z-signature'] === 'good';
       },
       onEvent: () => void processed++,

@@ -1,0 +1,17 @@
+/**
+ * The runtime choices of the build for Bun, Deno, workerd and edge runtimes (see `node.ts`,
+ * which this module replaces there): `fetch` only. Bun ships a stub in place of undici, workerd
+ * refuses undici's WebAssembly parser, and Deno's permissions stop undici at load.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import type { Transport } from '../transport.js';
+import { FetchTransport } from '../transport/fetch.js';
+import { type TransportChoice } from './choice.js';
+
+/** The runtime's `fetch` (or the one given); undici is refused with a reason. */
+export function createTransport(choice: TransportChoice): Transport {
+  if (choice.transport === 'undici' || choice.dispatcher !== undefined) {
+    throw new InvalidArgumentError('transport', "undici runs on Node only; this runtime's build uses fetch (leave transport unset).");
+  }
+  return new FetchTransport(choice.fetch);
+}

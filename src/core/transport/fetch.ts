@@ -1,0 +1,127 @@
+import {
+  AttemptNotSentError,
+  AttemptTimeoutError,
+  RedirectError,
+  ResponseTooLargeError,
+  concat,
+  decodeText,
+  isRedirect,
+  originOf,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from '../transport.js';
+
+/** A WHATWG `fetch` function (the global one, msw-intercepted, or any compatible one). */
+export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
+
+/** Connection errors that happen before a request can leave the client. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+
+function notSent(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown } } | undefined)?.cause;
+  return typeof cause?.code === 'string' && NOT_SENT_CODES.has(cause.code);
+}
+
+/**
+ * Reads the body under the cap with the stream's reader (every runtime has one; async iteration
+ * of a `ReadableStream` is not everywhere).
+ */
+async function readCapped(
+  body: ReadableStream<Uint8Array>,
+  req: TransportRequest,
+  status: number,
+  headers: Record<string, string>,
+): Promise<string> {
+  const reader = body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > req.maxResponseBytes) {
+      await reader.cancel();
+      throw new ResponseTooLargeError(status, headers, req.maxResponseBytes);
+    }
+    parts.push(value);
+  }
+  return decodeText(concat(parts, size));
+}
+
+/**
+ * Reads a fetch response: a redirect (whether `fetch` honoured `redirect: 'manual'` or followed
+ * it anyway) is refused, never returned; the body is capped. A `fetch` decodes gzip, deflate and
+ * br on its own and keeps the `content-encoding` header, so the body is never decoded again here.
+ */
+async function readFetchResponse(res: Response, req: TransportRequest): Promise<TransportResponse> {
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, key) => {
+    headers[key] = value;
+  });
+  if (res.type === 'opaqueredirect' || res.redirected || isRedirect(res.status)) {
+    await res.body?.cancel();
+    throw new RedirectError(
+      res.status === 0 ? undefined : res.status,
+      originOf(res.redirected ? res.url : headers['location'], req.origin),
+    );
+  }
+  if (Number(headers['content-length']) > req.maxResponseBytes) {
+    await res.body?.cancel();
+    throw new ResponseTooLargeError(res.status, headers, req.maxResponseBytes);
+  }
+  const body = res.body === null ? '' : await readCapped(res.body, req, res.status, headers);
+  return { status: res.status, headers, body };
+}
+
+/**
+ * Transport over a WHATWG `fetch`: the default on Bun, Deno, workerd and edge runtimes, and on
+ * Node when undici cannot be loaded. msw intercepts the global `fetch` (but not undici's own
+ * dispatch), so test suites that mock with msw use this one.
+ */
+export class FetchTransport implements Transport {
+  readonly #fetch: FetchFunction | undefined;
+  #closed = false;
+
+  constructor(fetchFn?: FetchFunction) {
+    this.#fetch = fetchFn;
+  }
+
+  async send(req: TransportRequest): Promise<TransportResponse> {
+    if (this.#closed) throw new AttemptNotSentError(new Error('The client is closed.'));
+    // Resolved per call so that a fetch patched after construction (msw) is used.
+    const fetchFn: FetchFunction = this.#fetch ?? globalThis.fetch;
+    // One signal for the caller's abort and the attempt's timer; it also covers the body read.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new AttemptTimeoutError(req.timeoutMs));
+    }, req.timeoutMs);
+    const signal = req.signal;
+    const onAbort = (): void => controller.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const init: RequestInit = { method: req.method, headers: req.headers, signal: controller.signal, redirect: 'manual' };
+      if (req.body !== undefined) init.body = req.body;
+      req.onSent?.();
+      const res = await fetchFn(req.origin + req.path, init).catch((err: unknown) => {
+        throw notSent(err) ? new AttemptNotSentError(err) : err;
+      });
+      return await readFetchResponse(res, req);
+    } catch (err) {
+      if (timedOut) throw new AttemptTimeoutError(req.timeoutMs);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Nothing is pooled here (the runtime's `fetch` owns its connections): later calls fail, as after undici's close. */
+  close(): Promise<void> {
+    this.#closed = true;
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,263 @@
+import type * as Undici from 'undici';
+import type { Dispatcher } from 'undici';
+import {
+  AttemptNotSentError,
+  AttemptTimeoutError,
+  RedirectError,
+  ResponseTooLargeError,
+  concat,
+  decodeText,
+  isRedirect,
+  originOf,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from '../transport.js';
+import { decompress } from './decompress.js';
+import type { UndiciDispatcher } from './dispatcher.js';
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key in raw) {
+    const v = raw[key];
+    if (v !== undefined) out[key] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+/**
+ * Collects one response for {@link UndiciTransport}: a dispatch handler instead of undici's
+ * `request()`, which builds a Node `Readable` per response only for the SDK to concatenate it.
+ *
+ * - One deadline per attempt, from the dispatch to the end of the body: it covers the wait for a
+ *   pooled socket and the connect. A timeout or the caller's abort settles the attempt at once,
+ *   even while the request is still queued for a connection (undici can abort it only when it
+ *   reaches one, which then happens before anything is written).
+ * - Redirects are refused: `maxRedirections: 0` turns off undici's redirect interceptor, and if a
+ *   caller's dispatcher follows one anyway, the second start of the request is aborted before
+ *   any byte reaches the other host. A 3xx answer itself is an error.
+ * - The body is capped at `maxResponseBytes`; a compressed body (the SDK asks for `identity`) is
+ *   decompressed under the same cap.
+ */
+class ResponseCollector implements Dispatcher.DispatchHandler {
+  readonly #req: TransportRequest;
+  readonly #resolve: (res: TransportResponse) => void;
+  readonly #reject: (err: unknown) => void;
+  #controller: Dispatcher.DispatchController | undefined;
+  #abortReason: unknown;
+  readonly #timer: ReturnType<typeof setTimeout>;
+  #started = false;
+  #status = 0;
+  #headers: Record<string, string> | undefined;
+  #parts: Uint8Array[] = [];
+  #size = 0;
+  #settled = false;
+
+  constructor(req: TransportRequest, resolve: (res: TransportResponse) => void, reject: (err: unknown) => void) {
+    this.#req = req;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    const signal = req.signal;
+    if (signal?.aborted) this.#abortReason = signal.reason;
+    else signal?.addEventListener('abort', this.#onAbort, { once: true });
+    this.#timer = setTimeout(this.#onTimeout, req.timeoutMs);
+  }
+
+  readonly #onAbort = (): void => {
+    this.#abort(this.#req.signal!.reason);
+  };
+
+  readonly #onTimeout = (): void => {
+    this.#abort(new AttemptTimeoutError(this.#req.timeoutMs));
+  };
+
+  #abort(reason: unknown): void {
+    if (this.#abortReason !== undefined) return;
+    this.#abortReason = reason;
+    if (this.#controller !== undefined) this.#controller.abort(reason as Error);
+    // Still queued for a connection: settle now; the request is aborted when it reaches one.
+    else this.#fail(reason);
+  }
+
+  #cleanUp(): void {
+    clearTimeout(this.#timer);
+    this.#req.signal?.removeEventListener('abort', this.#onAbort);
+  }
+
+  #fail(err: unknown): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#parts = [];
+    this.#cleanUp();
+    this.#reject(err);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    this.#controller = controller;
+    const history = (context as { history?: readonly unknown[] } | undefined)?.history;
+    if (this.#started || (history !== undefined && history.length > 0)) {
+      // A dispatcher is following a redirect: abort before anything reaches the next host.
+      const last = history?.[history.length - 1];
+      const origin = typeof last === 'string' || last instanceof URL ? originOf(last.toString(), this.#req.origin) : undefined;
+      this.#abortReason ??= new RedirectError(undefined, origin);
+      controller.abort(this.#abortReason as Error);
+      this.#fail(this.#abortReason);
+      return;
+    }
+    this.#started = true;
+    if (this.#abortReason !== undefined) {
+      controller.abort(this.#abortReason as Error);
+      return;
+    }
+    this.#req.onSent?.();
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, raw: Record<string, string | string[] | undefined>): void {
+    if (statusCode < 200) return;
+    const headers = flattenHeaders(raw);
+    this.#status = statusCode;
+    this.#headers = headers;
+    if (isRedirect(statusCode)) {
+      this.#abortWith(controller, new RedirectError(statusCode, originOf(headers['location'], this.#req.origin)));
+    } else if (Number(headers['content-length']) > this.#req.maxResponseBytes) {
+      this.#abortWith(controller, new ResponseTooLargeError(statusCode, headers, this.#req.maxResponseBytes));
+    }
+  }
+
+  #abortWith(controller: Dispatcher.DispatchController, err: Error): void {
+    this.#abortReason ??= err;
+    controller.abort(err);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Uint8Array): void {
+    if (this.#settled) return;
+    this.#size += chunk.length;
+    if (this.#size > this.#req.maxResponseBytes) {
+      this.#abortWith(controller, new ResponseTooLargeError(this.#status, this.#headers ?? {}, this.#req.maxResponseBytes));
+      return;
+    }
+    this.#parts.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.#settled) return;
+    const headers = this.#headers ?? {};
+    let body: string;
+    try {
+      body = decodeText(decompress(concat(this.#parts, this.#size), headers, this.#status, this.#req.maxResponseBytes));
+    } catch (err) {
+      this.#fail(err);
+      return;
+    }
+    this.#settled = true;
+    this.#cleanUp();
+    this.#resolve({ status: this.#status, headers, body });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    const reason = this.#abortReason ?? err;
+    // Refused before a connection took it: nothing left the client.
+    this.#fail(this.#started || reason !== err ? reason : new AttemptNotSentError(err));
+  }
+}
+
+function dispatchAttempt(dispatcher: Dispatcher, req: TransportRequest): Promise<TransportResponse> {
+  return new Promise<TransportResponse>((resolve, reject) => {
+    const handler = new ResponseCollector(req, resolve, reject);
+    const options = {
+      origin: req.origin,
+      path: req.path,
+      method: req.method,
+      // The SDK reads plain bytes; it can decode compressed ones under the cap if sent anyway.
+      headers: { ...req.headers, 'accept-encoding': 'identity' },
+      body: req.body ?? null,
+      // Turns off undici's redirect interceptor, if the caller's dispatcher composes it.
+      maxRedirections: 0,
+    };
+    try {
+      dispatcher.dispatch(options, handler);
+    } catch (err) {
+      handler.onResponseError(undefined, err as Error);
+    }
+  });
+}
+
+/** undici's exports, as far as the transport uses them. */
+export type UndiciModule = Pick<typeof Undici, 'Agent'>;
+
+let undiciModule: Promise<UndiciModule | undefined> | undefined;
+
+/**
+ * undici, imported on the first call (importing the SDK costs nothing for it) by a name that
+ * bundlers do not follow: a consumer's bundle then carries no copy of undici (about 530 KB). From
+ * an installed package it resolves to the SDK's own dependency; where it cannot be loaded (a
+ * bundle deployed without `node_modules`), or is older than undici 7 (the handler API the
+ * transport speaks), the answer is `undefined`.
+ */
+function loadUndici(): Promise<UndiciModule | undefined> {
+  const name = 'undici';
+  return (undiciModule ??= (import(/* webpackIgnore: true */ /* @vite-ignore */ name) as Promise<typeof Undici>).then(
+    (undici) => ('cacheStores' in undici ? undici : undefined),
+    () => undefined,
+  ));
+}
+
+/**
+ * The Node transport: undici on one pooled keep-alive dispatcher. The path is passed as a string
+ * next to the origin, so nothing re-encodes what was signed. Without a caller's dispatcher, the
+ * pooled `Agent` (and undici itself) is created on the first attempt, not at import; if undici
+ * cannot be loaded then, the calls go through `fallback` (the fetch transport), or fail when
+ * undici was asked for by name.
+ */
+export class UndiciTransport implements Transport {
+  #dispatcher: Dispatcher | undefined;
+  #creating: Promise<void> | undefined;
+  #fallback: Transport | undefined;
+  readonly #makeFallback: (() => Transport) | undefined;
+  readonly #load: () => Promise<UndiciModule | undefined>;
+  readonly #owned: boolean;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(dispatcher?: UndiciDispatcher, fallback?: () => Transport, load = loadUndici) {
+    this.#owned = dispatcher === undefined;
+    this.#dispatcher = dispatcher as Dispatcher | undefined;
+    this.#makeFallback = fallback;
+    this.#load = load;
+  }
+
+  send(req: TransportRequest): Promise<TransportResponse> {
+    const dispatcher = this.#dispatcher;
+    if (dispatcher !== undefined) return dispatchAttempt(dispatcher, req);
+    if (this.#fallback !== undefined) return this.#fallback.send(req);
+    return this.#ownAgent().then(() => this.send(req));
+  }
+
+  #ownAgent(): Promise<void> {
+    return (this.#creating ??= this.#load().then(async (undici) => {
+      if (undici === undefined) {
+        if (this.#makeFallback === undefined) throw new Error('undici 7 could not be loaded (npm install undici@7).');
+        this.#fallback = this.#makeFallback();
+        return;
+      }
+      const agent = new undici.Agent({ keepAliveTimeout: 10_000, connections: 64 });
+      // Closed before its first call: the agent is closed too, so calls fail as after close().
+      if (this.#closed) await agent.close();
+      this.#dispatcher = agent;
+    }));
+  }
+
+  /** Closes the pooled agent once; later calls share the first close (a second close is safe). */
+  close(): Promise<void> {
+    return (this.#closing ??= this.#closeOnce());
+  }
+
+  async #closeOnce(): Promise<void> {
+    if (!this.#owned) return;
+    this.#closed = true;
+    if (this.#dispatcher !== undefined) await this.#dispatcher.close();
+    // Still loading: the agent is closed as soon as it exists (see #ownAgent).
+    else if (this.#creating !== undefined) await this.#creating.catch(() => undefined);
+    await this.#fallback?.close();
+  }
+}
