@@ -1,0 +1,161 @@
+/**
+ * Walking keyset lists (spec: Endpoints > Common rules: `has_more` marks the end, an expired
+ * cursor silently returns the first page): what is fetched, in which order, and when iteration
+ * stops. Lists come from the client against a loopback server; the restart check by item
+ * identity, which no list of the client uses yet, is driven on the iterator itself.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MerchantSdkError, PaginationRestartError, type MerchantClient, type Page } from '../../src/index.js';
+import { PageIterator } from '../../src/core/pagination.js';
+import { wireClient } from '../helpers/client.js';
+import { startWireServer, type WireServer } from '../helpers/wire-server.js';
+
+let server: WireServer;
+let client: MerchantClient;
+beforeEach(async () => {
+  server = await startWireServer();
+  client = wireClient(server.url);
+});
+afterEach(async () => {
+  await client.close();
+  await server.close();
+});
+
+/** Pages of `size` assets `a0, a1, ...` out of `total`; the cursor is the index of the next item. */
+function serveAssets(total: number, size: number): void {
+  server.on('GET', '/v1/assets', (req) => {
+    const cursor = new URL(req.url, 'http://x').searchParams.get('cursor');
+    const start = cursor === null ? 0 : Number(cursor);
+    const data = Array.from({ length: Math.max(0, Math.min(size, total - start)) }, (_, k) => ({ id: `a${start + k}` }));
+    const more = start + size < total;
+    return { body: { data, next_cursor: more ? String(start + size) : null, has_more: more } };
+  });
+}
+const urls = () => server.calls().map((c) => c.url);
+
+describe('iterating a list', () => {
+  it('fetches the first page once, however often the list is awaited', async () => {
+    serveAssets(5, 2);
+    const list = client.assets.list();
+    const [a, b] = await Promise.all([list, list]);
+    expect(a).toBe(b);
+    expect(a.data.map((x) => x.id)).toEqual(['a0', 'a1']);
+    expect(urls()).toEqual(['/v1/assets']);
+  });
+
+  it('a failed first page rejects the awaiting caller', async () => {
+    server.on('GET', '/v1/assets', { status: 404, body: { type: 'not_found', code: 'not_found', message: 'x', request_id: 'r' } });
+    await expect(client.assets.list()).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('items come once each, in order, also when next() is called again before the last one settled', async () => {
+    serveAssets(5, 2);
+    const it = client.assets.list()[Symbol.asyncIterator]();
+    const results = await Promise.all(Array.from({ length: 7 }, () => it.next()));
+    expect(results.map((r) => (r.done ? 'done' : r.value.id))).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'done', 'done']);
+    expect(urls()).toEqual(['/v1/assets', '/v1/assets?cursor=2', '/v1/assets?cursor=4']);
+  });
+
+  it('empty pages with has_more true are skipped, and a last empty page ends the walk', async () => {
+    const pages: Array<Page<{ id: string }>> = [
+      { data: [], next_cursor: 'c1', has_more: true },
+      { data: [{ id: 'x' }], next_cursor: 'c2', has_more: true },
+      { data: [], next_cursor: null, has_more: false },
+    ];
+    server.on('GET', '/v1/assets', (_req, n) => ({ body: pages[n] }));
+    const ids: string[] = [];
+    for await (const item of client.assets.list()) ids.push(String(item.id));
+    expect(ids).toEqual(['x']);
+    expect(urls()).toEqual(['/v1/assets', '/v1/assets?cursor=c1', '/v1/assets?cursor=c2']);
+  });
+
+  it('breaking out fetches nothing more, and the iterator then reports done', async () => {
+    serveAssets(10, 2);
+    const it = client.assets.list()[Symbol.asyncIterator]();
+    expect(await it.next()).toEqual({ done: false, value: { id: 'a0' } });
+    expect(await it.return!()).toEqual({ done: true, value: undefined });
+    expect(await it.next()).toEqual({ done: true, value: undefined });
+    expect(urls()).toEqual(['/v1/assets']);
+  });
+
+  it('starts after the cursor given', async () => {
+    serveAssets(6, 2);
+    const ids = await client.assets.list({ cursor: '4' }).collect(10);
+    expect(ids.map((x) => x.id)).toEqual(['a4', 'a5']);
+    expect(urls()).toEqual(['/v1/assets?cursor=4']);
+  });
+
+  it('has_more true with an empty next_cursor stops instead of looping', async () => {
+    server.on('GET', '/v1/assets', { body: { data: [{ id: 'a' }], next_cursor: '', has_more: true } });
+    const err = await client.assets
+      .list()
+      .collect(10)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MerchantSdkError);
+    expect(urls()).toEqual(['/v1/assets']);
+  });
+});
+
+describe('collect(max)', () => {
+  it('collect(0) fetches nothing', async () => {
+    serveAssets(5, 2);
+    expect(await client.assets.list().collect(0)).toEqual([]);
+    expect(server.calls()).toHaveLength(0);
+  });
+
+  it('stops fetching once max items are in hand', async () => {
+    serveAssets(10, 2);
+    expect((await client.assets.list().collect(4)).map((x) => x.id)).toEqual(['a0', 'a1', 'a2', 'a3']);
+    expect(urls()).toEqual(['/v1/assets', '/v1/assets?cursor=2']);
+  });
+
+  it('max must be a non-negative integer', async () => {
+    for (const max of [-1, 1.5, Number.NaN, Infinity]) {
+      await expect(client.assets.list().collect(max), String(max)).rejects.toThrow(RangeError);
+    }
+  });
+});
+
+describe('restart detection by item identity (PageIterator)', () => {
+  type Item = { id: string };
+  const page = (ids: string[], next: string | null): Page<Item> => ({
+    data: ids.map((id) => ({ id })),
+    next_cursor: next,
+    has_more: next !== null,
+  });
+
+  function iterator(pages: Record<string, Page<Item>>, identity?: (item: Item) => string) {
+    const fetched: Array<string | undefined> = [];
+    const it = new PageIterator<Item>(
+      async (cursor) => {
+        fetched.push(cursor);
+        return pages[cursor ?? 'first']!;
+      },
+      { identity },
+    );
+    return { it, fetched };
+  }
+
+  it('the first item of the first page coming back means the cursor expired', async () => {
+    const { it } = iterator({ first: page(['a', 'b'], 'c1'), c1: page(['a', 'b'], 'c2') }, (x) => x.id);
+    const err = await it.collect(10).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PaginationRestartError);
+    expect((err as PaginationRestartError).cursor).toBe('c1');
+  });
+
+  it('only the first item counts: the others may reappear on later pages', async () => {
+    const { it, fetched } = iterator({ first: page(['a', 'b'], 'c1'), c1: page(['b', 'c'], null) }, (x) => x.id);
+    expect((await it.collect(10)).map((x) => x.id)).toEqual(['a', 'b', 'b', 'c']);
+    expect(fetched).toEqual([undefined, 'c1']);
+  });
+
+  it('without an identity or an order, nothing is checked', async () => {
+    const { it } = iterator({ first: page(['a'], 'c1'), c1: page(['a'], null) });
+    expect((await it.collect(10)).map((x) => x.id)).toEqual(['a', 'a']);
+  });
+
+  it('an empty first page gives nothing to compare', async () => {
+    const { it } = iterator({ first: page([], 'c1'), c1: page(['a'], null) }, (x) => x.id);
+    expect((await it.collect(10)).map((x) => x.id)).toEqual(['a']);
+  });
+});
