@@ -27,7 +27,12 @@ try {
   );
 
   const assets = await client.assets.list();
-  console.log(`assets: ${assets.data.map((a) => String(a['code'] ?? a['asset'] ?? a.id)).join(', ')}`);
+  // Loosely typed items: a field is `unknown` until checked.
+  const codeOf = (a: { readonly [key: string]: unknown }): string => {
+    const code = a['code'] ?? a['asset'] ?? a['id'];
+    return typeof code === 'string' ? code : JSON.stringify(code);
+  };
+  console.log(`assets: ${assets.data.map(codeOf).join(', ')}`);
 
   // Loosely typed name-only endpoints: every field passes through as the service sent it.
   for await (const row of client.merchant.balances()) {

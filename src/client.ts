@@ -3,8 +3,10 @@ import { resolveConfig, type MerchantClientOptions, type ResolvedConfig } from '
 import type { Logger } from './core/logger.js';
 import { AttemptRunner } from './core/attempt-runner.js';
 import { BucketGate } from './core/bucket-gate.js';
+import { createTelemetry } from './core/otel.js';
 import { Pipeline } from './core/pipeline.js';
 import { Redactor } from './core/redactor.js';
+import { withoutControlChars } from './core/text.js';
 import { ServiceClock } from './core/service-clock.js';
 import { exchangeToken } from './core/token-exchange.js';
 import { TokenManager } from './core/token-manager.js';
@@ -12,7 +14,7 @@ import { MemoryTokenStore } from './core/token-store.js';
 import { FetchTransport, UndiciTransport, type Transport } from './core/transport.js';
 import type { ApiPromise, CallOptions, QueryValue } from './core/types.js';
 import { checkRawPath } from './core/url.js';
-import { createMerchantNamespaces, MemberView, type MerchantNamespaces } from './resources/index.js';
+import { Assets, MemberView, MerchantAccount, MerchantRemittances, Members, Reports, Sandbox } from './resources/index.js';
 import type { EndpointDescriptor, HttpMethod } from './spec/endpoint.js';
 import { SDK_VERSION } from './version.js';
 import { z } from 'zod';
@@ -62,20 +64,19 @@ export class MerchantClient {
   readonly #pipeline: Pipeline;
   readonly #transport: Transport;
   readonly #clock: ServiceClock;
-  readonly #namespaces: MerchantNamespaces;
 
   /** Merchant-account operations: conversions, top-ups, balances, lines, deposit address. */
-  readonly merchant: MerchantNamespaces['merchant'];
+  readonly merchant: MerchantAccount;
   /** Export reports: list (async-iterable) and retrieve. */
-  readonly reports: MerchantNamespaces['reports'];
+  readonly reports: Reports;
   /** Merchant-level remittance data: corridors, bank directory, personal-line agreement. */
-  readonly remittances: MerchantNamespaces['remittances'];
+  readonly remittances: MerchantRemittances;
   /** Asset catalogue. */
-  readonly assets: MerchantNamespaces['assets'];
+  readonly assets: Assets;
   /** Member administration: create and suspend. */
-  readonly members: MerchantNamespaces['members'];
+  readonly members: Members;
   /** Sandbox-only helpers (faucet). */
-  readonly sandbox: MerchantNamespaces['sandbox'];
+  readonly sandbox: Sandbox;
 
   /**
    * @param options - Settings; credentials default to `MERCHANT_API_BASE_URL`,
@@ -88,7 +89,7 @@ export class MerchantClient {
     const useFetch = options.transport === 'fetch' || (options.transport === undefined && options.fetch !== undefined);
     this.#transport = useFetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher);
     const logger: Logger | undefined = options.logger;
-    const suffix = options.userAgentSuffix ? ` ${options.userAgentSuffix.replace(/[\u0000-\u001f\u007f]/g, '')}` : '';
+    const suffix = options.userAgentSuffix ? ` ${withoutControlChars(options.userAgentSuffix)}` : '';
     this.#clock = new ServiceClock(logger, config.maxClockSkewMs);
     const redactor = new Redactor([config.apiKey, config.signingKey]);
     // One attempt loop for every call, the token exchange included.
@@ -105,7 +106,7 @@ export class MerchantClient {
       this.#transport,
       { key: config.signingKey, clock: this.#clock },
       new BucketGate(options.limiter),
-      redactor,
+      { redactor, telemetry: createTelemetry(options.telemetry) },
     );
     const tokens = new TokenManager({
       store: options.tokenStore ?? new MemoryTokenStore(),
@@ -116,13 +117,12 @@ export class MerchantClient {
       renewBeforeSeconds: config.tokenRenewBeforeSeconds,
     });
     this.#pipeline = new Pipeline({ basePath: config.basePath, validateResponses: config.validateResponses }, runner, tokens);
-    this.#namespaces = createMerchantNamespaces(this.#pipeline);
-    this.merchant = this.#namespaces.merchant;
-    this.reports = this.#namespaces.reports;
-    this.remittances = this.#namespaces.remittances;
-    this.assets = this.#namespaces.assets;
-    this.members = this.#namespaces.members;
-    this.sandbox = this.#namespaces.sandbox;
+    this.merchant = new MerchantAccount(this.#pipeline);
+    this.reports = new Reports(this.#pipeline);
+    this.remittances = new MerchantRemittances(this.#pipeline);
+    this.assets = new Assets(this.#pipeline);
+    this.members = new Members(this.#pipeline);
+    this.sandbox = new Sandbox(this.#pipeline);
   }
 
   /**

@@ -1,6 +1,12 @@
 /**
  * merchant-stablecoin: the TypeScript SDK of the Merchant Stablecoin Account API.
  *
+ * This entry exports what a merchant uses: the client and its member view, options, response
+ * and page types, errors, money helpers and the types of every namespace, parameter and result.
+ * Webhooks live in `merchant-stablecoin/webhooks`, the simulator in `merchant-stablecoin/testing`,
+ * fleet stores in `merchant-stablecoin/redis`. The pipeline's plumbing and the spec's tables are
+ * internal (see "The public API fence" in `CONTRIBUTING.md`).
+ *
  * @packageDocumentation
  */
 export { MerchantClient, type RawRequest } from './client.js';
@@ -20,43 +26,19 @@ export {
   CallInterruptedError,
   InvalidArgumentError,
   PaginationRestartError,
-  type ApiErrorInit,
-  type AcceptedButUnreadableInit,
   type ResponseIssue,
   type CallState,
   type CallSent,
 } from './core/errors.js';
-export type {
-  ApiPromise,
-  CallOptions,
-  ResponseMeta,
-  WithResponse,
-  Page,
-  PagePromise,
-  QueryValue,
-  CallArgs,
-  ListArgs,
-  ListOrderCheck,
-  EndpointCaller,
-} from './core/types.js';
+export type { ApiPromise, CallOptions, ResponseMeta, WithResponse, Page, PagePromise, QueryValue } from './core/types.js';
 export type { Logger, LogFields, LogLevel } from './core/logger.js';
+export type { TelemetryOptions, OpenTelemetryApi, OpenTelemetrySpan, OpenTelemetryAttributeValue } from './core/otel.js';
 export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/token-store.js';
 export type { RequestLimiter } from './core/limiter.js';
 export type { FetchFunction } from './core/transport.js';
-export { DEFAULT_BACKOFF, type BackoffSettings } from './core/retry-policy.js';
-export {
-  ERROR_CODES,
-  ERROR_TYPES,
-  isKnownErrorCode,
-  type ErrorCode,
-  type ErrorType,
-  type ErrorCodeInfo,
-  type RetryClass,
-  type ErrorExtras,
-  type ExtrasOf,
-} from './spec/error-codes.js';
-export { RATE_LIMIT_QUOTAS, TOKEN_EXCHANGES_PER_MINUTE, bucketOf } from './spec/rate-limits.js';
-export type { EndpointDescriptor, HttpMethod, RateLimitBucket, RetryMode } from './spec/endpoint.js';
+export type { BackoffSettings } from './core/retry-policy.js';
+export { isKnownErrorCode, type ErrorCode, type ErrorType, type RetryClass, type ErrorExtras, type ExtrasOf } from './spec/error-codes.js';
+export type { HttpMethod, RateLimitBucket } from './spec/endpoint.js';
 export {
   toAmountString,
   toDecimal,
@@ -70,13 +52,11 @@ export {
   type BalanceBuckets,
 } from './money.js';
 export { SDK_VERSION } from './version.js';
-export * from './webhooks/index.js';
 
 // Namespaces, their parameters and the validated result shapes: exported as types only, so that
 // callers can name them (`const order: WithdrawalOrder`) and the API reference documents them.
 // Instances come from the client (`client.reports`, `client.member(id).withdrawals`).
 export type {
-  MerchantNamespaces,
   MemberView,
   Assets,
   MerchantAccount,
@@ -156,7 +136,7 @@ export type {
   ExportReport,
   ReportDetail,
   FaucetCredit,
-  Token,
 } from './schemas/index.js';
 export { isSlippageAction, isSupplementAction, isUnknownAction } from './schemas/index.js';
 export { MemoryRateLimiter, type MemoryRateLimiterOptions, type BucketUsage } from './core/rate-limiter.js';
+export { systemClock, type Clock } from './core/clock.js';

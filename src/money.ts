@@ -32,24 +32,32 @@ export interface AmountRules {
  * notation), or throws {@link InvalidArgumentError} naming `field`.
  */
 export function toAmountString(value: unknown, field: string, rules: AmountRules = {}): string {
-  let text: string;
-  if (typeof value === 'string') {
-    text = value;
-  } else if (Decimal.isDecimal(value)) {
-    const d = value as Decimal;
-    if (!d.isFinite()) throw new InvalidArgumentError(field, 'must be a finite amount.');
-    text = d.toFixed();
-  } else if (typeof value === 'number' || typeof value === 'bigint') {
-    throw new InvalidArgumentError(field, 'must be a decimal string or a Decimal, not a number (binary floats lose money).');
-  } else {
-    throw new InvalidArgumentError(field, 'must be a decimal string such as "25.50".');
-  }
+  const text = amountText(value, field);
   if (!PLAIN_DECIMAL.test(text)) {
     throw new InvalidArgumentError(
       field,
       `must be a plain non-negative decimal string such as "25.50" (got ${JSON.stringify(text.slice(0, 40))}).`,
     );
   }
+  checkRules(text, field, rules);
+  return text;
+}
+
+/** The text of an amount argument: a string as given, a finite Decimal in fixed notation. */
+function amountText(value: unknown, field: string): string {
+  if (typeof value === 'string') return value;
+  if (Decimal.isDecimal(value)) {
+    if (!value.isFinite()) throw new InvalidArgumentError(field, 'must be a finite amount.');
+    return value.toFixed();
+  }
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    throw new InvalidArgumentError(field, 'must be a decimal string or a Decimal, not a number (binary floats lose money).');
+  }
+  throw new InvalidArgumentError(field, 'must be a decimal string such as "25.50".');
+}
+
+/** Applies `rules` to a plain decimal string. */
+function checkRules(text: string, field: string, rules: AmountRules): void {
   const [intPart = '', decPart = ''] = text.split('.');
   if (rules.maxIntegerDigits !== undefined && intPart.replace(/^0+(?=\d)/, '').length > rules.maxIntegerDigits) {
     throw new InvalidArgumentError(field, `has more than ${rules.maxIntegerDigits} integer digits.`);
@@ -61,7 +69,6 @@ export function toAmountString(value: unknown, field: string, rules: AmountRules
   if ((rules.positive ?? true) && isZero && !rules.allowZero) {
     throw new InvalidArgumentError(field, 'must be greater than 0.');
   }
-  return text;
 }
 
 /** Parses a decimal string of a response into a `Decimal` (exact; no float on the way). */

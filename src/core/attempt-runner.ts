@@ -1,36 +1,19 @@
 import type { RateLimitBucket } from '../spec/endpoint.js';
 import type { BucketGate } from './bucket-gate.js';
 import type { PreparedCall } from './call.js';
-import {
-  AbortError,
-  AcceptedButUnreadableError,
-  ApiError,
-  CallInterruptedError,
-  ConnectionError,
-  MalformedResponseError,
-  MerchantSdkError,
-  RedirectRefusedError,
-  TimeoutError,
-  withCallState,
-  type CallSent,
-  type CallState,
-} from './errors.js';
+import { failureLabel, finalError, isRateLimited, reached, retryClassOfFailure, transportError, transportFailure } from './call-errors.js';
+import { answered, own, raiseSent, snapshot, type AttemptOutcome, type CallProgress, type Failed } from './call-progress.js';
+import { AbortError, ApiError, type CallState } from './errors.js';
 import { log, printable, type LogFields, type Logger } from './logger.js';
 import type { Redactor } from './redactor.js';
 import { errorFromResponse } from './response.js';
-import { decideRetry, parseRetryAfter, retryClassFor, type AttemptFailure, type BackoffSettings, type RetryRules } from './retry-policy.js';
+import { decideRetry, parseRetryAfter, retryClassFor, type BackoffSettings, type RetryRules } from './retry-policy.js';
 import type { ServiceClock } from './service-clock.js';
 import { signAttempt } from './signing.js';
 import { sleep } from './sleep.js';
+import type { Telemetry } from './telemetry.js';
 import type { TokenManager } from './token-manager.js';
-import {
-  AttemptNotSentError,
-  AttemptTimeoutError,
-  RedirectError,
-  ResponseTooLargeError,
-  type Transport,
-  type TransportResponse,
-} from './transport.js';
+import { AttemptNotSentError, type Transport, type TransportResponse } from './transport.js';
 
 /** Client settings the attempt loop runs on. */
 export interface AttemptSettings {
@@ -58,53 +41,14 @@ export interface ReadContext {
 /** Turns the 2xx response into the call's result (parse, validate); throws what it cannot read. */
 export type ResultReader<R> = (response: TransportResponse, context: ReadContext) => R;
 
-/** What the loop keeps across the attempts of one call: the call's state, and its budget. */
-interface CallProgress {
-  readonly call: PreparedCall;
-  readonly rules: RetryRules;
-  readonly signal: AbortSignal | undefined;
-  readonly timeoutMs: number;
-  readonly maxRetries: number;
-  attempt: number;
-  /** Attempts handed to the transport (whether or not they left the client). */
-  wireAttempts: number;
-  retries: number;
-  unknownRetried: boolean;
-  tokenRenewed: boolean;
-  skewCorrected: boolean;
-  sent: CallSent;
-  status: number | undefined;
-  requestId: string | undefined;
-  /** Secrets of this call to mask in server text: its signatures and secret body fields. */
-  readonly secrets: string[];
-  /** Errors this call's own steps raised (others are copied per call at the boundary). */
-  readonly own: WeakSet<Error>;
-}
-
-/** One failed attempt: the error to raise if it is final, and what the retry policy sees. */
-interface Failed {
-  readonly ok: false;
-  readonly error: Error;
-  readonly failure: AttemptFailure;
-  /** Present when a response arrived. */
-  readonly response?: TransportResponse;
-  /** The token the attempt carried (for `invalid_token`). */
-  readonly token?: string | undefined;
-}
-
-/** What one attempt came to. */
-type AttemptOutcome = { readonly ok: true; readonly response: TransportResponse } | Failed;
-
-const SENT_ORDER: Readonly<Record<CallSent, number>> = { no: 0, maybe: 1, yes: 2 };
-
 /**
  * The attempt loop every call runs, the token exchange included: per attempt take a token, wait
  * for the bucket, sign with a fresh nonce and timestamp, send, classify by `code`; then repair
  * (token renewal, clock skew: once each), retry what the spec allows with the same key, or raise.
  *
  * The call has one state (key, whether anything may have reached the service, last status and
- * request id) that every outcome carries, whatever step failed last: an error raised by another
- * step (a token renewal, a limiter, a store) is copied per call with this call's state.
+ * request id) that every outcome carries, whatever step failed last (`call-errors.ts`), and one
+ * trace: a span with the attempts, waits and repairs as events (`telemetry.ts`).
  */
 export class AttemptRunner {
   readonly #settings: AttemptSettings;
@@ -113,20 +57,22 @@ export class AttemptRunner {
   readonly #clock: ServiceClock;
   readonly #gate: BucketGate;
   readonly #redactor: Redactor;
+  readonly #telemetry: Telemetry;
 
   constructor(
     settings: AttemptSettings,
     transport: Transport,
     signing: { readonly key: string; readonly clock: ServiceClock },
     gate: BucketGate,
-    redactor: Redactor,
+    observers: { readonly redactor: Redactor; readonly telemetry: Telemetry },
   ) {
     this.#settings = settings;
     this.#transport = transport;
     this.#signingKey = signing.key;
     this.#clock = signing.clock;
     this.#gate = gate;
-    this.#redactor = redactor;
+    this.#redactor = observers.redactor;
+    this.#telemetry = observers.telemetry;
   }
 
   /** Runs the call's attempts until a 2xx response that `read` accepts, or raises the final failure. */
@@ -136,12 +82,12 @@ export class AttemptRunner {
       for (;;) {
         p.attempt++;
         const outcome = await this.#attempt(p, auth);
-        if (outcome.ok) return this.#read(outcome.response, p, read);
+        if (outcome.ok) return this.#succeed(outcome.response, p, read);
         if (await this.#repair(outcome, p, auth)) continue;
         await this.#backOffOrRaise(outcome, p);
       }
     } catch (err) {
-      throw this.#finalize(err, p);
+      throw this.#fail(err, p);
     }
   }
 
@@ -164,34 +110,52 @@ export class AttemptRunner {
       requestId: undefined,
       secrets: [...call.secrets],
       own: new WeakSet(),
+      trace: this.#telemetry.startCall({ name: call.name, method: call.method, route: call.route, idempotencyKey: call.idempotencyKey }),
+      started: performance.now(),
     };
   }
 
   /** One attempt: token, admission, signature, send, classification. */
   async #attempt(p: CallProgress, auth: Auth): Promise<AttemptOutcome> {
     const { call, signal } = p;
-    if (signal?.aborted) throw this.#own(p, new AbortError(call.idempotencyKey, { cause: signal.reason }));
+    if (signal?.aborted) throw own(p, new AbortError(call.idempotencyKey, { cause: signal.reason }));
     const headers = this.#headers(call);
+    p.trace.inject(headers);
     const token = await this.#authenticate(headers, auth, p);
     // After the token, right before signing and sending: a limiter slot taken before a slow
     // token exchange would start its window too early, and the service (which counts arrivals)
     // could still see the previous window's requests when the next ones arrive.
-    const slotTaken = await this.#abortable(this.#gate.admit(call.bucket, signal), p);
+    const waitStart = performance.now();
+    const { slotTaken, paused } = await this.#abortable(this.#gate.admit(call.bucket, signal), p);
+    if (paused)
+      p.trace.event('rate_limit.wait', { attempt: p.attempt, bucket: call.bucket, waited_ms: Math.round(performance.now() - waitStart) });
     if (call.signed) {
       const signature = signAttempt(this.#signingKey, call.method, call.path, call.bodyHash, this.#clock.now());
       p.secrets.push(signature['x-signature']);
       Object.assign(headers, signature);
     }
     const started = performance.now();
-    let sent: AttemptOutcome;
+    let wire: AttemptOutcome;
     try {
-      sent = await this.#send(headers, p);
+      wire = await this.#send(headers, p);
     } finally {
       if (slotTaken) this.#gate.settle(call.bucket as RateLimitBucket);
     }
-    if (!sent.ok) return sent;
-    this.#answered(p, sent.response.status, sent.response.headers['x-request-id']);
-    return this.#classify(sent.response, p, token, Math.round(performance.now() - started));
+    const durationMs = Math.round(performance.now() - started);
+    if (!wire.ok) {
+      p.trace.event('attempt', { attempt: p.attempt, 'error.type': wire.error.name, sent: reached(wire.failure), duration_ms: durationMs });
+      return wire;
+    }
+    answered(p, wire.response.status, this.#redact(wire.response.headers['x-request-id'], p));
+    const outcome = this.#classify(wire.response, p, token, durationMs);
+    p.trace.event('attempt', {
+      attempt: p.attempt,
+      'http.response.status_code': wire.response.status,
+      'merchant_stablecoin.error.code': !outcome.ok && outcome.failure.kind === 'api' ? outcome.failure.code : undefined,
+      'merchant_stablecoin.request_id': p.requestId,
+      duration_ms: durationMs,
+    });
+    return outcome;
   }
 
   #headers(call: PreparedCall): Record<string, string> {
@@ -211,7 +175,14 @@ export class AttemptRunner {
       return undefined;
     }
     const pending = auth.tokens.get(p.signal);
-    const token = typeof pending === 'string' ? pending : await this.#abortable(pending, p);
+    let token: string;
+    if (typeof pending === 'string') token = pending;
+    else {
+      // No usable token in memory: the call waits for a renewal (its own, or one in flight).
+      const before = performance.now();
+      token = await this.#abortable(pending, p);
+      p.trace.event('token.wait', { attempt: p.attempt, waited_ms: Math.round(performance.now() - before) });
+    }
     this.#redactor.rememberToken(token);
     headers['x-auth-token'] = `Bearer ${token}`;
     return token;
@@ -222,7 +193,7 @@ export class AttemptRunner {
     try {
       return await promise;
     } catch (err) {
-      if (p.signal?.aborted) throw this.#own(p, new AbortError(p.call.idempotencyKey, { cause: err }));
+      if (p.signal?.aborted) throw own(p, new AbortError(p.call.idempotencyKey, { cause: err }));
       throw err;
     }
   }
@@ -252,65 +223,15 @@ export class AttemptRunner {
       return { ok: true, response };
     } catch (err) {
       const sent = onWire && !(err instanceof AttemptNotSentError);
-      if (sent) this.#raise(p, 'maybe');
-      const error = this.#own(p, this.#transportError(err, p));
+      if (sent) raiseSent(p, 'maybe');
+      const error = own(p, transportError(err, p, this.#redactor));
       if (error instanceof AbortError) throw error;
       return { ok: false, error, failure: transportFailure(error, sent) };
     }
   }
 
-  #transportError(err: unknown, p: CallProgress): Error {
-    const { call, signal } = p;
-    const what = `${call.method} ${stripQuery(call.path)}`;
-    const cause = this.#sanitize(err, p);
-    if (signal?.aborted) return new AbortError(call.idempotencyKey, { cause: signal.reason });
-    if (err instanceof AttemptTimeoutError) {
-      return new TimeoutError(`No complete response within ${p.timeoutMs} ms (${what}).`, call.idempotencyKey, p.attempt, { cause });
-    }
-    if (err instanceof RedirectError) {
-      if (err.status !== undefined) this.#answered(p, err.status, undefined);
-      return new RedirectRefusedError(err.status, err.locationOrigin, call.idempotencyKey);
-    }
-    if (err instanceof ResponseTooLargeError) return this.#tooLarge(err, p, what);
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    return new ConnectionError(`Connection to the service failed (${what}): ${printable(reason)}`, call.idempotencyKey, p.attempt, {
-      cause,
-    });
-  }
-
-  #tooLarge(err: ResponseTooLargeError, p: CallProgress, what: string): Error {
-    this.#answered(p, err.status, err.headers['x-request-id']);
-    const init = { status: err.status, requestId: p.requestId, idempotencyKey: p.call.idempotencyKey };
-    const message = `Response body exceeds ${err.limit} bytes (${what}).`;
-    if (err.status >= 200 && err.status < 300)
-      return new AcceptedButUnreadableError(`HTTP ${err.status}: the call was accepted. ${message}`, { ...init, body: '' });
-    return new MalformedResponseError(message, { ...init, snippet: '' });
-  }
-
-  /** A copy of a transport's error with every secret masked (its message may quote a header value). */
-  #sanitize(err: unknown, p: CallProgress): unknown {
-    if (!(err instanceof Error)) return typeof err === 'string' ? this.#redactor.redact(err, p.secrets) : err;
-    const copy = new Error(this.#redactor.redact(err.message, p.secrets));
-    copy.name = err.name;
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string') Object.defineProperty(copy, 'code', { value: code, enumerable: true });
-    copy.stack = this.#redactor.redact(err.stack ?? '', p.secrets);
-    return copy;
-  }
-
   #redact(text: string | undefined, p: CallProgress): string | undefined {
     return text === undefined ? undefined : this.#redactor.redact(text, p.secrets);
-  }
-
-  /** The service answered an attempt: it reached the service. */
-  #answered(p: CallProgress, status: number, requestId: string | undefined): void {
-    this.#raise(p, 'yes');
-    p.status = status;
-    p.requestId = this.#redact(requestId, p);
-  }
-
-  #raise(p: CallProgress, sent: CallSent): void {
-    if (SENT_ORDER[sent] > SENT_ORDER[p.sent]) p.sent = sent;
   }
 
   /** A response: success, the service's error by `code`, or a malformed body. */
@@ -335,7 +256,7 @@ export class AttemptRunner {
       redactValue: (value) => this.#redactor.redactValue(value, p.secrets),
       retryClass: (code, status) => retryClassFor(code, status, p.rules),
     });
-    this.#own(p, error);
+    own(p, error);
     if (!(error instanceof ApiError)) {
       this.#log('info', 'request failed with a malformed body', fields);
       return { ok: false, error, failure: { kind: 'malformed', status: response.status }, response, token };
@@ -347,14 +268,37 @@ export class AttemptRunner {
     return { ok: false, error, failure: { kind: 'api', code: error.code, status: response.status, retryAfterSeconds }, response, token };
   }
 
-  /** Reads the 2xx response; what it throws is this call's own error. */
-  #read<R>(response: TransportResponse, p: CallProgress, read: ResultReader<R>): R {
+  /** Reads the 2xx response and ends the call; what reading throws is this call's own error. */
+  #succeed<R>(response: TransportResponse, p: CallProgress, read: ResultReader<R>): R {
+    const state = snapshot(p);
+    let result: R;
     try {
-      return read(response, { state: this.#snapshot(p), redact: (text) => this.#redactor.redact(text, p.secrets) });
+      result = read(response, { state, redact: (text) => this.#redactor.redact(text, p.secrets) });
     } catch (err) {
-      if (err instanceof Error) this.#own(p, err);
+      if (err instanceof Error) own(p, err);
       throw err;
     }
+    const replayed = response.headers['x-idempotent-replay'] === 'true';
+    p.trace.end({ state, outcome: 'success', replayed });
+    this.#log('debug', 'call succeeded', { ...callFields(p, state), replayed });
+    return result;
+  }
+
+  /** The final error, with the call's state; its span and log line end the call. */
+  #fail(err: unknown, p: CallProgress): Error {
+    const state = snapshot(p);
+    const final = finalError(err, p, state, this.#redactor);
+    const api: ApiError | undefined = final instanceof ApiError ? (final as ApiError) : undefined;
+    const end = { state, outcome: api?.code ?? final.name, code: api?.code, retryClass: api?.retryClass, replayed: api?.replayed };
+    p.trace.end({ ...end, errorType: final.name });
+    this.#log('info', 'call failed', {
+      ...callFields(p, state),
+      code: end.code === undefined ? undefined : printable(end.code),
+      retryClass: end.retryClass,
+      replayed: end.replayed,
+      error: final.name,
+    });
+    return final;
   }
 
   /** Repairs the SDK may make once per call, outside the retry budget (spec: Authentication). */
@@ -363,11 +307,13 @@ export class AttemptRunner {
     const code = failed.failure.code;
     if (code === 'invalid_token' && auth.kind === 'token' && !p.tokenRenewed && failed.token !== undefined) {
       p.tokenRenewed = true;
+      p.trace.event('token.renew', { attempt: p.attempt, reason: 'invalid_token' });
       await auth.tokens.invalidate(failed.token);
       return true;
     }
     if (code === 'timestamp_out_of_range' && !p.skewCorrected && this.#learnClock(failed, p)) {
       p.skewCorrected = true;
+      p.trace.event('clock.correct', { attempt: p.attempt, offset_ms: this.#clock.offsetMs });
       return true;
     }
     return false;
@@ -377,78 +323,51 @@ export class AttemptRunner {
     try {
       return this.#clock.learnFrom(failed.response?.headers.date);
     } catch (err) {
-      throw err instanceof Error ? this.#own(p, err) : err;
+      throw err instanceof Error ? own(p, err) : err;
     }
   }
 
   /** Waits before the next attempt when the spec allows a retry; otherwise raises the failure. */
   async #backOffOrRaise(failed: Failed, p: CallProgress): Promise<void> {
     const { failure } = failed;
-    const s = this.#settings;
+    const backoff = this.#settings.backoff;
     const decision = decideRetry(failure, {
       retriesSoFar: p.retries,
       maxRetries: p.maxRetries,
       unknownRetried: p.unknownRetried,
       rules: p.rules,
-      backoff: s.backoff,
+      backoff,
     });
     if (!decision.retry) {
       // A 429 says the bucket is full for every call, so it pauses the others even when this
       // call gives up (retries spent, or a Retry-After beyond maxRetryAfterMs: capped there).
       if (isRateLimited(failure) && failure.retryAfterSeconds !== undefined) {
-        this.#gate.pause(p.call.bucket, Math.min(failure.retryAfterSeconds * 1000, s.backoff.maxRetryAfterMs));
+        this.#pause(p, Math.min(failure.retryAfterSeconds * 1000, backoff.maxRetryAfterMs));
       }
       throw failed.error;
     }
     p.retries++;
     if (decision.unknownCode) p.unknownRetried = true;
+    const retryClass = retryClassOfFailure(failure, p.rules);
+    const reason = printable(this.#redactor.redact(failureLabel(failure), p.secrets));
+    this.#telemetry.retry(p.call.name, retryClass);
+    p.trace.event('retry', { attempt: p.attempt, delay_ms: decision.delayMs, reason, 'merchant_stablecoin.retry_class': retryClass });
     // A rate-limited retry waits at admission, with every other call of its bucket.
-    if (decision.rateLimited) this.#gate.pause(p.call.bucket, decision.delayMs);
-    this.#log('warn', 'retrying', {
-      method: p.call.method,
-      path: p.call.path,
-      attempt: p.attempt,
-      delayMs: decision.delayMs,
-      reason: printable(this.#redactor.redact(failureLabel(failure), p.secrets)),
-    });
+    if (decision.rateLimited) this.#pause(p, decision.delayMs);
+    const fields = { endpoint: p.call.name, method: p.call.method, path: p.call.path, attempt: p.attempt, delayMs: decision.delayMs };
+    this.#log('warn', 'retrying', { ...fields, reason, retryClass, idempotencyKey: p.call.idempotencyKey });
     try {
       await sleep(decision.rateLimited ? 0 : decision.delayMs, p.signal);
     } catch (err) {
-      throw this.#own(p, new AbortError(p.call.idempotencyKey, { cause: err }));
+      throw own(p, new AbortError(p.call.idempotencyKey, { cause: err }));
     }
   }
 
-  #own<E extends Error>(p: CallProgress, err: E): E {
-    p.own.add(err);
-    return err;
-  }
-
-  #snapshot(p: CallProgress): CallState {
-    return Object.freeze({
-      idempotencyKey: p.call.idempotencyKey,
-      sent: p.sent,
-      status: p.status,
-      requestId: p.requestId,
-      attempts: p.wireAttempts,
-    });
-  }
-
-  /**
-   * The error the caller gets: this call's own error with its state stamped, or, for an error
-   * another step raised (a token renewal shared by many calls, a limiter, a store), a copy that
-   * carries this call's state and says whether an earlier attempt may have executed.
-   */
-  #finalize(err: unknown, p: CallProgress): Error {
-    const state = this.#snapshot(p);
-    if (err instanceof MerchantSdkError && p.own.has(err)) return withCallState(err, state, ownNote(err, p.call, state));
-    const sdkError =
-      err instanceof MerchantSdkError
-        ? err
-        : new CallInterruptedError(
-            `A step of the call failed: ${printable(this.#redactor.redact(err instanceof Error ? err.message : String(err), p.secrets))}`,
-            { cause: this.#sanitize(err, p) },
-          );
-    return withCallState(sdkError, state, stepNote(p.call, state), true);
+  /** A 429 pauses the call's bucket for every call of this client (and the limiter's). */
+  #pause(p: CallProgress, ms: number): void {
+    this.#gate.pause(p.call.bucket, ms);
+    this.#telemetry.pause(p.call.bucket, ms);
+    p.trace.event('rate_limit.pause', { bucket: p.call.bucket, pause_ms: Math.round(ms) });
   }
 
   #log(level: 'debug' | 'info' | 'warn', message: string, fields: LogFields): void {
@@ -456,48 +375,21 @@ export class AttemptRunner {
   }
 }
 
-/** What the caller of a write should know about an outcome the service may not have given. */
-function ownNote(err: MerchantSdkError, call: PreparedCall, state: CallState): string | undefined {
-  if (!movesState(call) || !(err instanceof ConnectionError || err instanceof AbortError)) return undefined;
-  return sentAdvice(state);
-}
-
-/** Writes can execute; reads and the token exchange cannot move money. */
-function movesState(call: PreparedCall): boolean {
-  return call.signed && call.bucket !== 'token';
-}
-
-function sentAdvice(state: CallState): string {
-  if (state.sent === 'no') return 'nothing reached the service: calling again is safe';
-  return state.idempotencyKey === undefined
-    ? 'the call may have executed and has no idempotency key: check its effect before calling again'
-    : `the call may have executed: retry with idempotency key ${state.idempotencyKey}`;
-}
-
-function stepNote(call: PreparedCall, state: CallState): string | undefined {
-  return movesState(call) ? `during ${call.method} ${stripQuery(call.path)}: ${sentAdvice(state)}` : undefined;
-}
-
-function transportFailure(err: Error, sent: boolean): AttemptFailure {
-  if (err instanceof TimeoutError) return { kind: 'timeout', sent };
-  if (err instanceof MalformedResponseError || err instanceof AcceptedButUnreadableError) return { kind: 'malformed', status: err.status };
-  if (err instanceof RedirectRefusedError) return { kind: 'malformed', status: err.status ?? 300 };
-  return { kind: 'connection', sent };
-}
-
-function isRateLimited(f: AttemptFailure): f is Extract<AttemptFailure, { kind: 'api' }> {
-  return f.kind === 'api' && (f.code === 'rate_limited' || f.status === 429);
+/** The fields a call-level log line carries: those of the call's span. */
+function callFields(p: CallProgress, state: CallState): LogFields {
+  return {
+    endpoint: p.call.name,
+    method: p.call.method,
+    route: p.call.route,
+    status: state.status,
+    attempts: state.attempts,
+    requestId: state.requestId,
+    idempotencyKey: state.idempotencyKey,
+    sent: state.sent,
+    durationMs: Math.round(performance.now() - p.started),
+  };
 }
 
 function numberOrUndefined(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
-}
-
-function stripQuery(path: string): string {
-  const q = path.indexOf('?');
-  return q === -1 ? path : path.slice(0, q);
-}
-
-function failureLabel(f: AttemptFailure): string {
-  return f.kind === 'api' ? f.code : f.kind === 'malformed' ? `malformed_${f.status}` : f.kind;
 }

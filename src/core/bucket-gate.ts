@@ -1,8 +1,8 @@
 import type { RateLimitBucket } from '../spec/endpoint.js';
 import { TOKEN_EXCHANGES_PER_MINUTE } from '../spec/rate-limits.js';
 import type { CallBucket } from './call.js';
+import { systemClock, type Clock } from './clock.js';
 import type { RequestLimiter } from './limiter.js';
-import { sleep } from './sleep.js';
 
 const MINUTE_MS = 60_000;
 
@@ -14,62 +14,67 @@ const MINUTE_MS = 60_000;
  */
 export class BucketGate {
   readonly #limiter: RequestLimiter | undefined;
+  readonly #clock: Clock;
   /** Buckets paused by a 429 until the given local time (ms). */
   readonly #pausedUntil = new Map<CallBucket, number>();
   /** Start times of this process's token exchange attempts in the last minute, oldest first. */
   readonly #tokenAttempts: number[] = [];
 
-  constructor(limiter: RequestLimiter | undefined) {
+  constructor(limiter: RequestLimiter | undefined, clock: Clock = systemClock) {
     this.#limiter = limiter;
+    this.#clock = clock;
   }
 
   /** Pauses every call of `bucket` for `ms` (never shortening a longer pause), and tells the limiter. */
   pause(bucket: CallBucket, ms: number): void {
-    const until = Date.now() + ms;
+    const until = this.#clock.now() + ms;
     if ((this.#pausedUntil.get(bucket) ?? 0) < until) this.#pausedUntil.set(bucket, until);
     if (bucket !== 'token') this.#limiter?.pause?.(bucket, ms);
   }
 
   /**
-   * Waits out the bucket's pause, then takes a limiter slot. Resolves true when a slot was taken
-   * (the caller settles it when the attempt ends). Rejects with the signal's reason on abort, or
+   * Waits out the bucket's pause, then takes a limiter slot (the token endpoint's window for the
+   * token exchange). Says whether a slot was taken (the caller settles it when the attempt ends)
+   * and whether the call had to wait for a pause. Rejects with the signal's reason on abort, or
    * with the limiter's own error.
    */
-  async admit(bucket: CallBucket, signal: AbortSignal | undefined): Promise<boolean> {
+  async admit(bucket: CallBucket, signal: AbortSignal | undefined): Promise<{ readonly slotTaken: boolean; readonly paused: boolean }> {
+    let paused = false;
     // Re-read after each sleep: a later 429 may have extended the pause, and a timer may fire a
     // millisecond early; Retry-After is honoured to the millisecond.
     for (let until = this.#pausedUntil.get(bucket); until !== undefined; until = this.#pausedUntil.get(bucket)) {
-      const wait = until - Date.now();
+      const wait = until - this.#clock.now();
       if (wait <= 0) {
         this.#pausedUntil.delete(bucket);
         break;
       }
-      await sleep(wait, signal);
+      paused = true;
+      await this.#clock.sleep(wait, signal);
     }
     if (bucket === 'token') {
       await this.#tokenSlot(signal);
-      return false;
+      return { slotTaken: false, paused };
     }
-    if (this.#limiter === undefined) return false;
+    if (this.#limiter === undefined) return { slotTaken: false, paused };
     await this.#limiter.acquire(bucket, signal);
-    return true;
+    return { slotTaken: true, paused };
   }
 
   /** Waits for a place among the token endpoint's 20 attempts a minute, and takes it. */
   async #tokenSlot(signal: AbortSignal | undefined): Promise<void> {
     const window = this.#tokenAttempts;
     for (;;) {
-      const now = Date.now();
+      const now = this.#clock.now();
       while (window.length > 0 && window[0]! <= now - MINUTE_MS) window.shift();
       if (window.length < TOKEN_EXCHANGES_PER_MINUTE) break;
-      await sleep(window[0]! + MINUTE_MS - now, signal);
+      await this.#clock.sleep(window[0]! + MINUTE_MS - now, signal);
     }
-    window.push(Date.now());
+    window.push(this.#clock.now());
   }
 
   /** Token exchange attempts this process made in the last minute (for diagnostics and tests). */
   get tokenAttemptsLastMinute(): number {
-    const now = Date.now();
+    const now = this.#clock.now();
     return this.#tokenAttempts.filter((t) => t > now - MINUTE_MS).length;
   }
 

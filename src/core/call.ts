@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { EndpointDescriptor, RateLimitBucket } from '../spec/endpoint.js';
 import { bucketOf } from '../spec/rate-limits.js';
 import { InvalidArgumentError } from './errors.js';
+import { checkMemberId } from './member-id.js';
 import { isSignedMethod, sha256Hex } from './signing.js';
+import { hasControlChars } from './text.js';
 import type { CallArgs, CallOptions } from './types.js';
 import { buildQuery, fillPath } from './url.js';
 
@@ -11,6 +13,10 @@ export type CallBucket = RateLimitBucket | 'token';
 
 /** One call, prepared once: the exact path and body bytes that every attempt signs and sends. */
 export interface PreparedCall {
+  /** The SDK method, e.g. `withdrawals.create` (what traces and logs call it). */
+  readonly name: string;
+  /** The route template, e.g. `/v1/withdrawals/{id}/confirm`. */
+  readonly route: string;
   readonly method: string;
   /** Path with query, exactly as signed and sent (base path included). */
   readonly path: string;
@@ -30,8 +36,6 @@ export interface PreparedCall {
 }
 
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-// CR, LF and other controls in a header value would split or smuggle headers.
-const HEADER_UNSAFE = /[\u0000-\u001f\u007f]/;
 
 const PROTECTED_HEADERS = new Set([
   'x-auth-token',
@@ -48,19 +52,6 @@ const PROTECTED_HEADERS = new Set([
   'host',
 ]);
 
-/** Validates a member identifier for `x-on-behalf-of` before anything is sent. */
-function checkMemberId(member: unknown): string {
-  if (typeof member !== 'string' || member.trim() === '') {
-    throw new InvalidArgumentError(
-      'member',
-      'a member-scoped call needs a non-blank member identifier (external_member_id or mem_<uuid>).',
-    );
-  }
-  if (HEADER_UNSAFE.test(member)) throw new InvalidArgumentError('member', 'must not contain control characters such as CR or LF.');
-  if (/[^\u0020-\u00ff]/.test(member)) throw new InvalidArgumentError('member', 'must be Latin-1 text to travel in a header.');
-  return member;
-}
-
 /** Validates a caller's idempotency key (shape only, as the service does) or makes a v4 one. */
 function resolveIdempotencyKey(given: string | undefined): string {
   if (given === undefined) return randomUUID();
@@ -75,7 +66,7 @@ function checkExtraHeaders(headers: Readonly<Record<string, string>> | undefined
   for (const name of Object.keys(headers)) {
     if (PROTECTED_HEADERS.has(name.toLowerCase()))
       throw new InvalidArgumentError('headers', `${name} is set by the SDK and cannot be overridden.`);
-    if (HEADER_UNSAFE.test(headers[name]!)) throw new InvalidArgumentError('headers', `${name} must not contain control characters.`);
+    if (hasControlChars(headers[name]!)) throw new InvalidArgumentError('headers', `${name} must not contain control characters.`);
   }
 }
 
@@ -100,21 +91,24 @@ function serialise(body: unknown): Uint8Array {
  */
 export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArgs, basePath: string, bucket?: CallBucket): PreparedCall {
   const options = args.options;
-  const member = endpoint.memberScoped || args.member !== undefined ? checkMemberId(args.member) : undefined;
-  const route = fillPath(endpoint.path, args.pathParams) + buildQuery(args.query);
+  const member = endpoint.memberScoped || args.member !== undefined ? checkMemberId(args.member, 'member') : undefined;
+  const filled = fillPath(endpoint.path, args.pathParams) + buildQuery(args.query);
   const body = args.body === undefined ? undefined : serialise(args.body);
   const signed = isSignedMethod(endpoint.method);
   const keyed = endpoint.idempotent || options?.idempotencyKey !== undefined;
   checkExtraHeaders(options?.headers);
   return {
+    // Member-scoped methods hang off the member view; the trace names the namespace and method.
+    name: endpoint.id.startsWith('member.') ? endpoint.id.slice('member.'.length) : endpoint.id,
+    route: endpoint.path,
     method: endpoint.method,
-    path: basePath + route,
+    path: basePath + filled,
     body,
     bodyHash: signed ? sha256Hex(body) : '',
     signed,
     idempotencyKey: keyed ? resolveIdempotencyKey(options?.idempotencyKey) : undefined,
     member,
-    bucket: bucket ?? bucketOf(endpoint.method, route),
+    bucket: bucket ?? bucketOf(endpoint.method, filled),
     extraHeaders: options?.headers,
     options,
     secrets: secretValues(endpoint.secretFields, args.body),

@@ -1,9 +1,12 @@
 import type { Dispatcher } from 'undici';
+import { nonNegativeInt, positiveInt } from './checks.js';
 import { InvalidArgumentError } from './errors.js';
 import type { Logger } from './logger.js';
+import type { TelemetryOptions } from './otel.js';
 import type { RequestLimiter } from './limiter.js';
 import { DEFAULT_BACKOFF, type BackoffSettings } from './retry-policy.js';
 import type { TokenStore } from './token-store.js';
+import { hasControlChars } from './text.js';
 import type { FetchFunction } from './transport.js';
 
 /** Options of {@link MerchantClient}. Credentials fall back to `MERCHANT_API_*` variables. */
@@ -60,6 +63,13 @@ export interface MerchantClientOptions {
    * every later request with a wrong clock. Default 3 600 000 (one hour).
    */
   readonly maxClockSkewMs?: number;
+  /**
+   * OpenTelemetry tracing and metrics: one span per call named after the SDK method, with the
+   * call's state as attributes and its attempts and waits as events. Used when
+   * `@opentelemetry/api` is installed (or given as `api`); nothing is loaded otherwise. See
+   * docs/observability.md.
+   */
+  readonly telemetry?: TelemetryOptions;
 }
 
 /** Settings after defaults, environment and validation. */
@@ -87,22 +97,10 @@ function required(name: string, envName: string, given: string | undefined, env:
     // Names the setting; never echoes a value.
     throw new InvalidArgumentError(name, `is required: pass it to new MerchantClient() or set ${envName}.`);
   }
-  if (/[\u0000-\u001f\u007f]/.test(value) || value !== value.trim()) {
+  if (hasControlChars(value) || value !== value.trim()) {
     throw new InvalidArgumentError(name, 'contains whitespace or control characters (check how it was loaded).');
   }
   return value;
-}
-
-function nonNegativeInt(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(name, 'must be a non-negative integer.');
-  return value;
-}
-
-function positiveInt(name: string, value: number | undefined, fallback: number): number {
-  const v = nonNegativeInt(name, value, fallback);
-  if (v === 0) throw new InvalidArgumentError(name, 'must be greater than 0.');
-  return v;
 }
 
 /** Applies defaults and environment variables, and validates every setting. */

@@ -64,7 +64,8 @@ export function withCallState<E extends MerchantSdkError>(err: E, call: CallStat
   Object.defineProperty(target, 'call', { value: call, enumerable: true, configurable: true });
   Object.defineProperty(target, 'idempotencyKey', { value: call.idempotencyKey, enumerable: true, configurable: true });
   // Attempts of this call, not of the step that failed (a token exchange counts its own).
-  if (Object.hasOwn(target, 'attempts')) Object.defineProperty(target, 'attempts', { value: call.attempts, enumerable: true, configurable: true });
+  if (Object.hasOwn(target, 'attempts'))
+    Object.defineProperty(target, 'attempts', { value: call.attempts, enumerable: true, configurable: true });
   if (note !== undefined) {
     const message = `${err.message} (${note})`;
     Object.defineProperty(target, 'message', { value: message, enumerable: false, writable: true, configurable: true });
@@ -81,7 +82,7 @@ function copyError<E extends Error>(err: E): E {
   return copy;
 }
 
-/** Fields every API error carries. */
+/** Fields every API error carries, as the pipeline reads them from a response. */
 export interface ApiErrorInit {
   /** HTTP status of the response. */
   readonly status: number;
@@ -143,6 +144,7 @@ export class ApiError<C extends string = string> extends MerchantSdkError {
   /** The parsed error body with every field the service sent. Not enumerable, like `headers`. */
   declare readonly raw: Readonly<Record<string, unknown>>;
 
+  /** @internal Built by the SDK from an error response. */
   constructor(init: ApiErrorInit) {
     // Code, message and request id come from the server: control characters are escaped.
     super(printable(`${init.code} (HTTP ${init.status}): ${init.message}${init.requestId ? ` [request_id ${init.requestId}]` : ''}`), {
@@ -239,7 +241,11 @@ export class AbortError extends MerchantSdkError {
   }
 }
 
-/** What {@link AcceptedButUnreadableError} reports about the answer. */
+/**
+ * What {@link AcceptedButUnreadableError} reports about the answer.
+ *
+ * @internal
+ */
 export interface AcceptedButUnreadableInit {
   /** HTTP status (2xx). */
   readonly status: number;
@@ -271,6 +277,7 @@ export class AcceptedButUnreadableError extends MerchantSdkError {
   /** The parsed JSON, when the body was JSON (what `validateResponses: false` would return). Not enumerable. */
   declare readonly parsed: unknown;
 
+  /** @internal */
   constructor(message: string, init: AcceptedButUnreadableInit) {
     super(message, { idempotencyKey: init.idempotencyKey });
     this.status = init.status;
@@ -297,6 +304,7 @@ export class ResponseValidationError extends AcceptedButUnreadableError {
   override name = 'ResponseValidationError';
   /** Validation issues (path and message per issue). */
   readonly issues: readonly ResponseIssue[];
+  /** @internal */
   constructor(message: string, init: AcceptedButUnreadableInit & { issues: readonly ResponseIssue[] }) {
     super(message, init);
     this.issues = init.issues;

@@ -27,15 +27,32 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
  */
 export type Logger = Partial<Record<LogLevel, (message: string, fields?: LogFields) => void>>;
 
-/** Calls the logger without letting a faulty logger break a payment. */
+/**
+ * Calls the logger without letting a faulty logger break a payment. Fields whose value is
+ * undefined are left out, and no fields argument is passed when none is left, so that
+ * `logger: console` prints no stray `undefined`.
+ */
 export function log(logger: Logger | undefined, level: LogLevel, message: string, fields?: LogFields): void {
   const fn = logger?.[level];
   if (fn === undefined) return;
+  const present = fields === undefined ? undefined : definedFields(fields);
   try {
-    fn.call(logger, message, fields);
+    if (present === undefined) fn.call(logger, message);
+    else fn.call(logger, message, present);
   } catch {
     // A logger failure must never fail the call it describes.
   }
+}
+
+function definedFields(fields: LogFields): LogFields | undefined {
+  const out: Record<string, unknown> = {};
+  let any = false;
+  for (const key in fields) {
+    if (fields[key] === undefined) continue;
+    out[key] = fields[key];
+    any = true;
+  }
+  return any ? out : undefined;
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { RateLimitBucket } from '../spec/endpoint.js';
-import { RATE_LIMIT_QUOTAS } from '../spec/rate-limits.js';
-import { InvalidArgumentError } from './errors.js';
+import { RATE_LIMIT_BUCKETS } from '../spec/rate-limits.js';
+import { nonNegativeInt, positiveInt } from './checks.js';
+import { systemClock, type Clock } from './clock.js';
 import type { RequestLimiter } from './limiter.js';
+import { notABucket, resolveQuotas } from './quotas.js';
 
 /** Options of {@link MemoryRateLimiter}. */
 export interface MemoryRateLimiterOptions {
@@ -20,6 +22,13 @@ export interface MemoryRateLimiterOptions {
    * its transit to the service, which counts it on arrival. Default 1000.
    */
   readonly marginMs?: number;
+  /**
+   * Where the limiter reads the time and waits: every window, slot, pause and wake-up is measured
+   * on it. Default {@link systemClock} (`Date.now()` and `setTimeout`). Tests pass a controllable
+   * clock, for example one shared with the sandbox simulator, so that the limiter and the service
+   * it protects count on the same clock.
+   */
+  readonly clock?: Clock;
 }
 
 /** What one bucket of a {@link MemoryRateLimiter} holds right now (for metrics and tests). */
@@ -55,7 +64,8 @@ class Bucket {
   readonly settled: number[] = [];
   readonly queue: Waiter[] = [];
   pausedUntil = 0;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the one pending wake-up of the queue (its sleep on the clock), if any. */
+  timer: AbortController | undefined;
 
   constructor(readonly quota: number) {}
 
@@ -64,26 +74,8 @@ class Bucket {
   }
 }
 
-/** setTimeout's largest delay; a longer wait is re-armed when this one fires. */
+/** setTimeout's largest delay; a longer wait is re-armed when this one ends. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-const BUCKETS: readonly RateLimitBucket[] = ['deposits', 'members_write', 'orders', 'reads'];
-
-function positiveInt(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(name, 'must be a positive integer.');
-  return value;
-}
-
-function nonNegativeInt(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(name, 'must be a non-negative integer.');
-  return value;
-}
-
-function notABucket(): InvalidArgumentError {
-  return new InvalidArgumentError('bucket', `is not a bucket (${BUCKETS.join(', ')}).`);
-}
 
 /**
  * A client-side rate limiter for one process: the spec's four buckets (deposits, members_write,
@@ -118,18 +110,15 @@ function notABucket(): InvalidArgumentError {
 export class MemoryRateLimiter implements RequestLimiter {
   readonly #windowMs: number;
   readonly #marginMs: number;
+  readonly #clock: Clock;
   readonly #buckets: Readonly<Record<RateLimitBucket, Bucket>>;
 
   constructor(options: MemoryRateLimiterOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
     this.#windowMs = positiveInt('windowMs', options.windowMs, 60_000);
     this.#marginMs = nonNegativeInt('marginMs', options.marginMs, 1000);
-    const quotas = options.quotas ?? {};
-    for (const name of Object.keys(quotas)) {
-      if (!BUCKETS.includes(name as RateLimitBucket))
-        throw new InvalidArgumentError(`quotas.${name}`, `is not a bucket (${BUCKETS.join(', ')}).`);
-    }
-    const make = (b: RateLimitBucket): Bucket => new Bucket(positiveInt(`quotas.${b}`, quotas[b], RATE_LIMIT_QUOTAS[b]));
-    this.#buckets = { deposits: make('deposits'), members_write: make('members_write'), orders: make('orders'), reads: make('reads') };
+    const quotas = resolveQuotas(options.quotas);
+    this.#buckets = Object.fromEntries(RATE_LIMIT_BUCKETS.map((b) => [b, new Bucket(quotas[b])])) as Record<RateLimitBucket, Bucket>;
   }
 
   /**
@@ -142,7 +131,7 @@ export class MemoryRateLimiter implements RequestLimiter {
     const b = this.#bucket(bucket);
     if (b === undefined) return Promise.reject(notABucket());
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const now = Date.now();
+    const now = this.#clock.now();
     if (b.queue.length === 0 && this.#hasRoom(b, now)) {
       b.inFlight.push(now);
       return Promise.resolve();
@@ -173,7 +162,7 @@ export class MemoryRateLimiter implements RequestLimiter {
   settle(bucket: RateLimitBucket): void {
     const b = this.#bucket(bucket);
     if (b === undefined) return;
-    const now = Date.now();
+    const now = this.#clock.now();
     this.#prune(b, now);
     if (b.inFlight.length === 0) return;
     b.inFlight.shift();
@@ -189,7 +178,7 @@ export class MemoryRateLimiter implements RequestLimiter {
   pause(bucket: RateLimitBucket, ms: number): void {
     const b = this.#bucket(bucket);
     if (b === undefined || !Number.isFinite(ms) || ms <= 0) return;
-    const until = Date.now() + ms;
+    const until = this.#clock.now() + ms;
     if (until > b.pausedUntil) b.pausedUntil = until;
     if (b.queue.length > 0) this.#drain(b);
   }
@@ -198,7 +187,7 @@ export class MemoryRateLimiter implements RequestLimiter {
   usage(bucket: RateLimitBucket): BucketUsage {
     const b = this.#bucket(bucket);
     if (b === undefined) throw notABucket();
-    const now = Date.now();
+    const now = this.#clock.now();
     this.#prune(b, now);
     return {
       used: b.used,
@@ -234,10 +223,10 @@ export class MemoryRateLimiter implements RequestLimiter {
   /** Admits queued waiters that fit now, then sets one timer for the next moment one may fit. */
   #drain(b: Bucket): void {
     if (b.timer !== undefined) {
-      clearTimeout(b.timer);
+      b.timer.abort();
       b.timer = undefined;
     }
-    const now = Date.now();
+    const now = this.#clock.now();
     while (b.queue.length > 0 && this.#hasRoom(b, now)) {
       const w = b.queue.shift()!;
       if (w.onAbort !== undefined) w.signal!.removeEventListener('abort', w.onAbort);
@@ -247,18 +236,22 @@ export class MemoryRateLimiter implements RequestLimiter {
     if (b.queue.length === 0) return;
     // Paused: wake when the pause ends. Full: wake when the oldest slot frees.
     const next = now < b.pausedUntil ? b.pausedUntil : this.#nextExpiry(b);
-    b.timer = setTimeout(
+    const timer = new AbortController();
+    b.timer = timer;
+    this.#clock.sleep(Math.min(MAX_TIMER_MS, Math.max(1, next - now)), timer.signal).then(
       () => {
+        if (b.timer !== timer) return;
         b.timer = undefined;
         this.#drain(b);
       },
-      Math.min(MAX_TIMER_MS, Math.max(1, next - now)),
+      // Cancelled: a newer wake-up replaced this one, or the queue emptied.
+      () => undefined,
     );
   }
 
   /** Inspection shows the usage, nothing else. */
   [Symbol.for('nodejs.util.inspect.custom')](): string {
-    const parts = BUCKETS.map((name) => {
+    const parts = RATE_LIMIT_BUCKETS.map((name) => {
       const u = this.usage(name);
       return `${name}: ${u.used}/${u.quota}${u.queued > 0 ? ` (+${u.queued} queued)` : ''}`;
     });

@@ -1,5 +1,5 @@
 /** What masked text reads as. */
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Secrets shorter than this are still masked: a 4-digit PIN is a secret too. */
 const MIN_SECRET_LENGTH = 3;

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 
 /** sha256 of the empty string, hex: the body hash of requests without a body. */
-export const EMPTY_BODY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+const EMPTY_BODY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
 /** Hex sha256 of the raw body bytes (Authentication > Signatures, component 5). */
 export function sha256Hex(body: Uint8Array | undefined): string {

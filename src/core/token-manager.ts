@@ -19,7 +19,7 @@ export interface TokenManagerDeps {
  * (or until the service answers `invalid_token`): renewing on every call would exhaust the token
  * endpoint's 20 exchanges a minute and stall every call behind them.
  */
-export const STALE_TOKEN_REUSE_MS = 60_000;
+const STALE_TOKEN_REUSE_MS = 60_000;
 
 /**
  * Caches the 30-minute token, renews it before `expired_at`, and makes one exchange for any

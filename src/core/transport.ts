@@ -67,7 +67,7 @@ export class RedirectError extends Error {
 }
 
 /** The origin of a `Location` (relative ones resolve against `base`), never its path or query. */
-export function originOf(location: string | undefined, base: string): string | undefined {
+function originOf(location: string | undefined, base: string): string | undefined {
   if (location === undefined || location === '') return undefined;
   try {
     return new URL(location, base).origin;

@@ -1,16 +1,14 @@
 import { InvalidArgumentError } from './errors.js';
+import { hasControlChars } from './text.js';
 import type { QueryValue } from './types.js';
 
 /**
  * Strict RFC 3986 encoding: also encodes `!'()*`, which encodeURIComponent leaves alone and
  * WHATWG URL parsing may rewrite in a query. The string we sign must be the string sent.
  */
-export function encodeComponent(value: string): string {
+function encodeComponent(value: string): string {
   return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
-
-// Control characters, and lone surrogates that encodeURIComponent cannot encode.
-const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** Fills `{name}` placeholders with percent-encoded values; ids can never change the path. */
 export function fillPath(template: string, params: Readonly<Record<string, string>> | undefined): string {
@@ -21,7 +19,8 @@ export function fillPath(template: string, params: Readonly<Record<string, strin
     }
     // A bare "." or ".." segment is a dot segment to every URL parser, encoded or not.
     if (value === '.' || value === '..') throw new InvalidArgumentError(name, 'cannot be "." or "..".');
-    if (CONTROL.test(value)) throw new InvalidArgumentError(name, 'must not contain control characters.');
+    // Control characters here; lone surrogates, which encodeURIComponent cannot encode, below.
+    if (hasControlChars(value)) throw new InvalidArgumentError(name, 'must not contain control characters.');
     try {
       return encodeComponent(value);
     } catch {

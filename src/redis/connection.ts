@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { positiveNumber } from '../core/checks.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { log, type Logger } from '../core/logger.js';
 
@@ -35,7 +36,7 @@ export interface RedisStoreOptions {
 }
 
 /** Thrown internally when Redis does not answer within `commandTimeoutMs`. */
-export class RedisCommandTimeoutError extends Error {
+class RedisCommandTimeoutError extends Error {
   override name = 'RedisCommandTimeoutError';
   constructor(ms: number) {
     super(`Redis did not answer within ${ms} ms`);
@@ -76,8 +77,8 @@ export class RedisGuard {
     this.redis = redis;
     this.#component = component;
     this.#logger = options.logger;
-    this.#timeoutMs = positive(options.commandTimeoutMs ?? 1000, 'commandTimeoutMs');
-    this.#retryAfterMs = positive(options.retryAfterMs ?? 5000, 'retryAfterMs');
+    this.#timeoutMs = positiveNumber('commandTimeoutMs', options.commandTimeoutMs, 1000);
+    this.#retryAfterMs = positiveNumber('retryAfterMs', options.retryAfterMs, 5000);
     let health = healthOf.get(redis);
     if (health === undefined) {
       health = { down: false, retryAt: 0, logger: undefined };
@@ -160,12 +161,6 @@ export function checkPrefix(prefix: string | undefined, fallback: string): strin
   if (typeof p !== 'string' || p === '' || /[\s{}]/.test(p))
     throw new InvalidArgumentError('prefix', 'must be a non-empty string without whitespace or braces.');
   return p;
-}
-
-export function positive(value: number, name: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
-    throw new InvalidArgumentError(name, 'must be a positive number.');
-  return value;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ClaimResult, EventStore } from '../webhooks/event-store.js';
 import { MemoryEventStore } from '../webhooks/memory-event-store.js';
-import { checkPrefix, keyDigest, positive, RedisGuard, type RedisStoreOptions } from './connection.js';
+import { positiveNumber } from '../core/checks.js';
+import { checkPrefix, keyDigest, RedisGuard, type RedisStoreOptions } from './connection.js';
 import { CLAIM_EVENT, RELEASE_EVENT } from './scripts.js';
 
 /** Settings of {@link RedisEventStore}. */
@@ -48,7 +49,7 @@ export class RedisEventStore implements EventStore {
   constructor(options: RedisEventStoreOptions) {
     this.#guard = new RedisGuard('the webhook event store', options);
     this.#prefix = checkPrefix(options.prefix, 'merchant-stablecoin');
-    this.#retentionMs = Math.ceil(positive(options.retentionMs ?? 72 * 60 * 60 * 1000, 'retentionMs'));
+    this.#retentionMs = Math.ceil(positiveNumber('retentionMs', options.retentionMs, 72 * 60 * 60 * 1000));
     this.#fallback = options.fallback ?? new MemoryEventStore({ retentionMs: this.#retentionMs });
   }
 

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { nonNegativeInt, positiveInt } from '../core/checks.js';
+import type { Clock } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { RequestLimiter } from '../core/limiter.js';
+import { notABucket, resolveQuotas } from '../core/quotas.js';
 import { MemoryRateLimiter } from '../core/rate-limiter.js';
 import { sleep } from '../core/sleep.js';
 import type { RateLimitBucket } from '../spec/endpoint.js';
-import { RATE_LIMIT_QUOTAS } from '../spec/rate-limits.js';
+import { isRateLimitBucket } from '../spec/rate-limits.js';
 import { checkPrefix, keyDigest, RedisGuard, type RedisStoreOptions } from './connection.js';
 import { ACQUIRE, PAUSE } from './scripts.js';
 
@@ -33,9 +36,15 @@ export interface RedisRateLimiterOptions extends RedisStoreOptions {
    * quotas). It counts this process only; a smaller per-process share avoids 429s meanwhile.
    */
   readonly fallback?: RequestLimiter;
+  /**
+   * The clock to count on instead of Redis' own (`TIME`): its `now()` goes to the acquire script
+   * with each request, its `sleep` paces the waits, and a pause is stored as its end time on it.
+   * For tests that drive time themselves (the sandbox simulator's clock, shared by the whole
+   * fleet). Every instance sharing the keys must pass the same clock. The default fallback gets
+   * it too. Default: none, Redis' clock and real timers.
+   */
+  readonly clock?: Clock;
 }
-
-const BUCKETS: readonly RateLimitBucket[] = ['deposits', 'members_write', 'orders', 'reads'];
 
 /**
  * A {@link RequestLimiter} shared by a fleet through Redis: the spec's four buckets (deposits,
@@ -45,7 +54,8 @@ const BUCKETS: readonly RateLimitBucket[] = ['deposits', 'members_write', 'order
  * - Each `acquire` is one Lua script on Redis' own clock: drop admissions older than the window,
  *   admit and count if under the quota, otherwise answer how long to wait (the check and the
  *   count are atomic). Keys: `<prefix>:rate:{<account digest>}:<bucket>` (a sorted set of
- *   admission times) and `...:<bucket>:pause`.
+ *   admission times) and `...:<bucket>:pause`. A test may pass its own `clock` instead (see
+ *   {@link RedisRateLimiterOptions.clock}).
  * - `pause(bucket, ms)` (the client calls it on a 429 with `Retry-After`) sets the shared pause
  *   key with that TTL, which every instance's `acquire` honours.
  * - If Redis fails or is slow, this process falls back to `fallback` (per-process counting) and
@@ -61,6 +71,7 @@ export class RedisRateLimiter implements RequestLimiter {
   readonly #holdMs: number;
   readonly #keyBase: string;
   readonly #fallback: RequestLimiter;
+  readonly #clock: Clock | undefined;
   readonly #instance = randomBytes(6).toString('hex');
   /** Per bucket, the promise the next local waiter queues behind. */
   readonly #tails = new Map<RateLimitBucket, Promise<void>>();
@@ -69,21 +80,18 @@ export class RedisRateLimiter implements RequestLimiter {
   /** @param options - The Redis client, the merchant account, quotas and window. */
   constructor(options: RedisRateLimiterOptions) {
     this.#guard = new RedisGuard('the rate limiter', options);
-    const quotas = options.quotas ?? {};
-    for (const name of Object.keys(quotas)) {
-      if (!BUCKETS.includes(name as RateLimitBucket))
-        throw new InvalidArgumentError(`quotas.${name}`, `is not a bucket (${BUCKETS.join(', ')}).`);
-    }
-    const quota = (b: RateLimitBucket): number => integer(`quotas.${b}`, quotas[b] ?? RATE_LIMIT_QUOTAS[b], 1);
-    this.#quotas = { deposits: quota('deposits'), members_write: quota('members_write'), orders: quota('orders'), reads: quota('reads') };
-    const windowMs = integer('windowMs', options.windowMs ?? 60_000, 1);
-    const marginMs = integer('marginMs', options.marginMs ?? 1000, 0);
+    this.#quotas = resolveQuotas(options.quotas);
+    const windowMs = positiveInt('windowMs', options.windowMs, 60_000);
+    const marginMs = nonNegativeInt('marginMs', options.marginMs, 1000);
     this.#holdMs = windowMs + marginMs;
     const account = options.account ?? 'default';
     if (typeof account !== 'string' || account === '') throw new InvalidArgumentError('account', 'must be a non-empty string.');
     // The hash tag keeps a bucket's window and pause keys in one Redis Cluster slot.
     this.#keyBase = `${checkPrefix(options.prefix, 'merchant-stablecoin')}:rate:{${keyDigest(account).slice(0, 16)}}`;
-    this.#fallback = options.fallback ?? new MemoryRateLimiter({ quotas: this.#quotas, windowMs, marginMs });
+    this.#clock = options.clock;
+    this.#fallback =
+      options.fallback ??
+      new MemoryRateLimiter({ quotas: this.#quotas, windowMs, marginMs, ...(options.clock ? { clock: options.clock } : {}) });
   }
 
   /**
@@ -93,7 +101,7 @@ export class RedisRateLimiter implements RequestLimiter {
    * @param signal - Aborts the wait: rejects with `signal.reason`, takes no slot.
    */
   async acquire(bucket: RateLimitBucket, signal?: AbortSignal): Promise<void> {
-    if (!BUCKETS.includes(bucket)) throw new InvalidArgumentError('bucket', `is not a bucket (${BUCKETS.join(', ')}).`);
+    if (!isRateLimitBucket(bucket)) throw notABucket();
     if (signal?.aborted) throw signal.reason;
     // One waiter per bucket per process talks to Redis; the others queue here in FIFO order.
     // Without this, hundreds of local waiters would wake together and poll Redis at each free slot.
@@ -120,7 +128,8 @@ export class RedisRateLimiter implements RequestLimiter {
       const member = `${this.#instance}:${(this.#seq++).toString(36)}`;
       const attempt = this.#guard.run(
         async (redis) => {
-          const wait = Number(await this.#guard.script(redis, ACQUIRE, keys, [this.#quotas[bucket], this.#holdMs, member]));
+          const args = [this.#quotas[bucket], this.#holdMs, member, this.#clock === undefined ? '' : Math.floor(this.#clock.now())];
+          const wait = Number(await this.#guard.script(redis, ACQUIRE, keys, args));
           if (!Number.isFinite(wait)) throw new Error('unexpected reply from the acquire script');
           return wait;
         },
@@ -130,7 +139,8 @@ export class RedisRateLimiter implements RequestLimiter {
       if (wait === undefined) return this.#fallback.acquire(bucket, signal);
       if (!(wait > 0)) return;
       // Head waiters of many instances wake together when a slot frees; jitter spreads them out.
-      await sleep(wait + Math.floor(Math.random() * 15), signal);
+      const pace = wait + Math.floor(Math.random() * 15);
+      await (this.#clock === undefined ? sleep(pace, signal) : this.#clock.sleep(pace, signal));
     }
   }
 
@@ -175,11 +185,17 @@ export class RedisRateLimiter implements RequestLimiter {
    * client calls it when the service answered 429 with `Retry-After`. Never throws.
    */
   pause(bucket: RateLimitBucket, ms: number): void {
-    if (!BUCKETS.includes(bucket) || !Number.isFinite(ms) || ms <= 0) return;
+    if (!isRateLimitBucket(bucket) || !Number.isFinite(ms) || ms <= 0) return;
     this.#fallback.pause?.(bucket, ms);
     void this.#guard
       .run(
-        (redis) => this.#guard.script(redis, PAUSE, [`${this.#key(bucket)}:pause`], [Math.ceil(ms)]),
+        (redis) =>
+          this.#guard.script(
+            redis,
+            PAUSE,
+            [`${this.#key(bucket)}:pause`],
+            [Math.ceil(ms), this.#clock === undefined ? '' : Math.floor(this.#clock.now())],
+          ),
         () => undefined,
       )
       .catch(() => undefined);
@@ -192,12 +208,6 @@ export class RedisRateLimiter implements RequestLimiter {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `RedisRateLimiter { keys: '${this.#keyBase}:<bucket>', quotas: ${JSON.stringify(this.#quotas)}, degraded: ${this.#guard.degraded} }`;
   }
-}
-
-function integer(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min)
-    throw new InvalidArgumentError(name, min === 0 ? 'must be a non-negative integer.' : 'must be a positive integer.');
-  return value;
 }
 
 /** Resolves when `ahead` does, or rejects with `signal.reason` as soon as the caller aborts. */

@@ -84,23 +84,36 @@ return 0
 
 /**
  * KEYS[1] bucket window (sorted set, score = admission time in ms), KEYS[2] bucket pause.
- * ARGV[1] quota, ARGV[2] window ms, ARGV[3] unique member.
+ * ARGV[1] quota, ARGV[2] window ms, ARGV[3] unique member, ARGV[4] the caller's clock in ms or
+ * '' for Redis' own.
  *
  * Returns 0 when one request is admitted (and counted), otherwise the ms to wait: the pause's
  * remaining time, or when the oldest admission leaves the window. Time is the Redis server's
- * (TIME), one clock for the whole fleet whatever the instances' clocks say.
+ * (TIME), one clock for the whole fleet whatever the instances' clocks say, unless the caller
+ * passes its own (a test clock the whole fleet shares): then a pause is the end time stored in
+ * the pause key (see PAUSE), not its TTL.
  */
 export const ACQUIRE = new LuaScript(`
 if redis.replicate_commands then redis.replicate_commands() end
-local paused = redis.call('PTTL', KEYS[2])
-if paused > 0 then return paused end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now
+-- On the caller's clock, Redis' TTL only cleans up: at least a day.
+local keep = tonumber(ARGV[2])
+if ARGV[4] ~= nil and ARGV[4] ~= '' then
+  now = tonumber(ARGV[4])
+  keep = math.max(keep, 86400000)
+  local pausedUntil = tonumber(redis.call('GET', KEYS[2]) or '')
+  if pausedUntil and pausedUntil > now then return pausedUntil - now end
+else
+  local paused = redis.call('PTTL', KEYS[2])
+  if paused > 0 then return paused end
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
   redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], window)
+  redis.call('PEXPIRE', KEYS[1], keep)
   return 0
 end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
@@ -109,8 +122,19 @@ if wait < 1 then wait = 1 end
 return wait
 `);
 
-/** KEYS[1] bucket pause; ARGV[1] ms. Sets or lengthens the pause, never shortens it. */
+/**
+ * KEYS[1] bucket pause; ARGV[1] ms, ARGV[2] the caller's clock in ms or '' for Redis' own. Sets
+ * or lengthens the pause, never shortens it. On Redis' clock the pause is the key's TTL; on the
+ * caller's clock the key holds the pause's end time on that clock (kept a day, for cleanup).
+ */
 export const PAUSE = new LuaScript(`
+if ARGV[2] ~= nil and ARGV[2] ~= '' then
+  local untilMs = tonumber(ARGV[2]) + tonumber(ARGV[1])
+  local current = tonumber(redis.call('GET', KEYS[1]) or '')
+  if current and current >= untilMs then return 0 end
+  redis.call('SET', KEYS[1], tostring(untilMs), 'PX', math.max(tonumber(ARGV[1]), 86400000))
+  return 1
+end
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
   redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
   return 1

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { log } from '../core/logger.js';
 import { sleep } from '../core/sleep.js';
 import { MemoryTokenStore, type StoredToken, type TokenStore } from '../core/token-store.js';
-import { positive, RedisGuard, type RedisStoreOptions } from './connection.js';
+import { positiveNumber } from '../core/checks.js';
+import { RedisGuard, type RedisStoreOptions } from './connection.js';
 import { DELETE_TOKEN_IF, EXTEND_LOCK, TRY_LOCK, UNLOCK } from './scripts.js';
 
 /** Settings of {@link RedisTokenStore}. */
@@ -56,9 +57,9 @@ export class RedisTokenStore implements TokenStore {
   constructor(options: RedisTokenStoreOptions) {
     this.#guard = new RedisGuard('the token store', options);
     this.#logger = options.logger;
-    this.#lockTtlMs = Math.ceil(positive(options.lockTtlMs ?? 5000, 'lockTtlMs'));
-    this.#lockPollMs = positive(options.lockPollMs ?? 25, 'lockPollMs');
-    this.#lockWaitMs = positive(options.lockWaitMs ?? 30_000, 'lockWaitMs');
+    this.#lockTtlMs = Math.ceil(positiveNumber('lockTtlMs', options.lockTtlMs, 5000));
+    this.#lockPollMs = positiveNumber('lockPollMs', options.lockPollMs, 25);
+    this.#lockWaitMs = positiveNumber('lockWaitMs', options.lockWaitMs, 30_000);
   }
 
   /** The token stored for `key` fleet-wide, or undefined (from memory while Redis is unreachable). */

@@ -6,7 +6,7 @@ import { looseListQuery, type ListParams, type LooseQuery } from './guards.js';
 /** The asset catalogue. */
 export class Assets {
   readonly #api: EndpointCaller;
-  /** @param api - The pipeline. */
+  /** @internal Built by the client. */
   constructor(api: EndpointCaller) {
     this.#api = api;
   }

@@ -17,23 +17,15 @@ export interface ListParams {
 }
 
 /** Query of a GET whose parameters the spec does not show: sent as given, in order. */
-export type LooseQuery = Readonly<Record<string, QueryValue>>;
+export interface LooseQuery {
+  /** A query parameter; `undefined` leaves it out. */
+  readonly [key: string]: QueryValue;
+}
 
 /** Body of a write whose fields the spec does not show: serialised as given. */
-export type LooseBody = Readonly<Record<string, unknown>>;
-
-// CR, LF and other control characters would split or smuggle headers.
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-/** A member identifier for `x-on-behalf-of`: non-blank, no control characters, Latin-1. */
-export function checkMember(memberId: unknown): string {
-  if (typeof memberId !== 'string' || memberId.trim() === '') {
-    throw new InvalidArgumentError('memberId', 'must be a non-blank external_member_id or mem_<uuid> (the service has no default member).');
-  }
-  if (CONTROL.test(memberId))
-    throw new InvalidArgumentError('memberId', 'must not contain control characters such as CR or LF (they would inject headers).');
-  if (/[^\u0020-\u00ff]/.test(memberId)) throw new InvalidArgumentError('memberId', 'must be Latin-1 text to travel in a header.');
-  return memberId;
+export interface LooseBody {
+  /** A body field, serialised as JSON. */
+  readonly [field: string]: unknown;
 }
 
 /** A path id: a non-empty string, passed as given (the pipeline percent-encodes it). */
@@ -56,7 +48,7 @@ export function checkOptionalText(value: unknown, name: string): string | undefi
 }
 
 /** Length in Unicode code points (what "characters" means to a person and to the service). */
-export function charLength(value: string): number {
+function charLength(value: string): number {
   let n = 0;
   for (const _ of value) n++;
   return n;

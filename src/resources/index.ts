@@ -2,42 +2,6 @@
  * The SDK's namespaces: merchant-account resources hang off the client, member-scoped ones off
  * the member view (`client.member(id)`).
  */
-import type { EndpointCaller } from '../core/types.js';
-import { Assets } from './assets.js';
-import { MerchantAccount } from './merchant.js';
-import { Members } from './members.js';
-import { MerchantRemittances } from './remittances.js';
-import { Reports } from './reports.js';
-import { Sandbox } from './sandbox.js';
-
-/** The merchant-account namespaces of the client. */
-export interface MerchantNamespaces {
-  /** The merchant prepaid account. */
-  readonly merchant: MerchantAccount;
-  /** Export reports. */
-  readonly reports: Reports;
-  /** Corridors, bank directory, personal-line agreement. */
-  readonly remittances: MerchantRemittances;
-  /** The asset catalogue. */
-  readonly assets: Assets;
-  /** Member administration. */
-  readonly members: Members;
-  /** Sandbox-only helpers. */
-  readonly sandbox: Sandbox;
-}
-
-/** Builds the merchant-account namespaces over a pipeline. */
-export function createMerchantNamespaces(api: EndpointCaller): MerchantNamespaces {
-  return {
-    merchant: new MerchantAccount(api),
-    reports: new Reports(api),
-    remittances: new MerchantRemittances(api),
-    assets: new Assets(api),
-    members: new Members(api),
-    sandbox: new Sandbox(api),
-  };
-}
-
 export { MemberView } from './member-view.js';
 export { Assets } from './assets.js';
 export { MerchantAccount, MerchantConversions, MerchantTopups, type MerchantConversionParams, type TopupCreateParams } from './merchant.js';

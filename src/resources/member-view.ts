@@ -1,5 +1,6 @@
 import type { EndpointCaller } from '../core/types.js';
-import { checkMember } from './guards.js';
+import { checkMemberId } from '../core/member-id.js';
+import { bindMember, type MemberCaller } from './member/member-caller.js';
 import { MemberBalances } from './member/balances.js';
 import { MemberCards } from './member/cards.js';
 import { MemberDeposits } from './member/deposits.js';
@@ -21,7 +22,7 @@ import { MemberWithdrawals } from './member/withdrawals.js';
 export class MemberView {
   /** The member identifier sent as `x-on-behalf-of` (exactly as given). */
   readonly memberId: string;
-  readonly #api: EndpointCaller;
+  readonly #api: MemberCaller;
   #balances: MemberBalances | undefined;
   #withdrawals: MemberWithdrawals | undefined;
   #qrpay: MemberQrpay | undefined;
@@ -33,6 +34,9 @@ export class MemberView {
   #deposits: MemberDeposits | undefined;
 
   /**
+   * Built by `client.member(id)`, which documents the checks of `memberId`.
+   *
+   * @internal
    * @param api - The pipeline.
    * @param memberId - The merchant's `external_member_id` or the service's `mem_<uuid>`.
    * @throws InvalidArgumentError when the id is not a string, is blank after trimming (the
@@ -40,52 +44,52 @@ export class MemberView {
    * inject headers) or characters a header cannot carry. Nothing is sent.
    */
   constructor(api: EndpointCaller, memberId: string) {
-    this.memberId = checkMember(memberId);
-    this.#api = api;
+    this.memberId = checkMemberId(memberId, 'memberId');
+    this.#api = bindMember(api, this.memberId);
   }
 
   /** Balances per asset. */
   get balances(): MemberBalances {
-    return (this.#balances ??= new MemberBalances(this.#api, this.memberId));
+    return (this.#balances ??= new MemberBalances(this.#api));
   }
 
   /** Withdrawal debit, confirm, fail and the address book. */
   get withdrawals(): MemberWithdrawals {
-    return (this.#withdrawals ??= new MemberWithdrawals(this.#api, this.memberId));
+    return (this.#withdrawals ??= new MemberWithdrawals(this.#api));
   }
 
   /** QR-code payments: schemes, decode, quote, pay. */
   get qrpay(): MemberQrpay {
-    return (this.#qrpay ??= new MemberQrpay(this.#api, this.memberId));
+    return (this.#qrpay ??= new MemberQrpay(this.#api));
   }
 
   /** KYC: L1 application, quick KYC binding, status, sessions. */
   get kyc(): MemberKyc {
-    return (this.#kyc ??= new MemberKyc(this.#api, this.memberId));
+    return (this.#kyc ??= new MemberKyc(this.#api));
   }
 
   /** Cards: products, applications, activation, limits, closure, top-ups. */
   get cards(): MemberCards {
-    return (this.#cards ??= new MemberCards(this.#api, this.memberId));
+    return (this.#cards ??= new MemberCards(this.#api));
   }
 
   /** Remittances: quotes, payees, orders, pending actions, cancel, personal-line account. */
   get remittances(): MemberRemittances {
-    return (this.#remittances ??= new MemberRemittances(this.#api, this.memberId));
+    return (this.#remittances ??= new MemberRemittances(this.#api));
   }
 
   /** Shipping addresses. */
   get shippingAddresses(): MemberShippingAddresses {
-    return (this.#shippingAddresses ??= new MemberShippingAddresses(this.#api, this.memberId));
+    return (this.#shippingAddresses ??= new MemberShippingAddresses(this.#api));
   }
 
   /** Internal exchange. */
   get exchange(): MemberExchange {
-    return (this.#exchange ??= new MemberExchange(this.#api, this.memberId));
+    return (this.#exchange ??= new MemberExchange(this.#api));
   }
 
   /** Deposit declarations. */
   get deposits(): MemberDeposits {
-    return (this.#deposits ??= new MemberDeposits(this.#api, this.memberId));
+    return (this.#deposits ??= new MemberDeposits(this.#api));
   }
 }

@@ -7,13 +7,14 @@ import { bodyOrEmpty, checkId, checkObject, type LooseBody } from './guards.js';
 export interface MemberCreateParams {
   /** The merchant's own identifier of the member. */
   readonly external_member_id?: string;
+  /** Other fields, sent as given. */
   readonly [field: string]: unknown;
 }
 
 /** Member administration (merchant account). */
 export class Members {
   readonly #api: EndpointCaller;
-  /** @param api - The pipeline. */
+  /** @internal Built by the client. */
   constructor(api: EndpointCaller) {
     this.#api = api;
   }

@@ -52,7 +52,7 @@ export interface TopupCreateParams {
 /** Merchant asset conversions. */
 export class MerchantConversions {
   readonly #api: EndpointCaller;
-  /** @param api - The pipeline. */
+  /** @internal Built by the client. */
   constructor(api: EndpointCaller) {
     this.#api = api;
   }
@@ -105,7 +105,7 @@ export class MerchantConversions {
 /** Prepaid top-up declarations. */
 export class MerchantTopups {
   readonly #api: EndpointCaller;
-  /** @param api - The pipeline. */
+  /** @internal Built by the client. */
   constructor(api: EndpointCaller) {
     this.#api = api;
   }
@@ -171,7 +171,7 @@ export class MerchantAccount {
   /** Top-up declarations. */
   readonly topups: MerchantTopups;
 
-  /** @param api - The pipeline. */
+  /** @internal Built by the client. */
   constructor(api: EndpointCaller) {
     this.#api = api;
     this.conversions = new MerchantConversions(api);

@@ -27,7 +27,7 @@ export interface AgreementParams {
 /** Merchant-level remittance data: corridors, bank directory, personal-line agreement. */
 export class MerchantRemittances {
   readonly #api: EndpointCaller;
-  /** @param api - The pipeline. */
+  /** @internal Built by the client. */
   constructor(api: EndpointCaller) {
     this.#api = api;
   }

@@ -33,7 +33,7 @@ export const reportsDescending: ListOrderCheck<ExportReport> = (previous, next) 
 /** Export reports of the merchant. */
 export class Reports {
   readonly #api: EndpointCaller;
-  /** @param api - The pipeline. */
+  /** @internal Built by the client. */
   constructor(api: EndpointCaller) {
     this.#api = api;
   }

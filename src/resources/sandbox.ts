@@ -15,7 +15,7 @@ export interface FaucetParams {
 /** Sandbox-only helpers. */
 export class Sandbox {
   readonly #api: EndpointCaller;
-  /** @param api - The pipeline. */
+  /** @internal Built by the client. */
   constructor(api: EndpointCaller) {
     this.#api = api;
   }

@@ -30,12 +30,8 @@ export const balanceRowSchema = z.looseObject({
   display_scale: integer,
 });
 
-/**
- * A member's balance in one asset.
- *
- * @useDeclaredType
- */
-export type BalanceRow = z.infer<typeof balanceRowSchema>;
+/** A member's balance in one asset. */
+export interface BalanceRow extends z.infer<typeof balanceRowSchema> {}
 
 /**
  * The `GET /v1/balances` body: the list envelope plus the transitional `balances` copy of
@@ -48,9 +44,5 @@ export const balancesEnvelopeSchema = z.looseObject({
   balances: z.array(balanceRowSchema).optional(),
 });
 
-/**
- * The member balances envelope. Read `data`; `balances` is a transitional duplicate.
- *
- * @useDeclaredType
- */
-export type BalancesEnvelope = z.infer<typeof balancesEnvelopeSchema>;
+/** The member balances envelope. Read `data`; `balances` is a transitional duplicate. */
+export interface BalancesEnvelope extends z.infer<typeof balancesEnvelopeSchema> {}

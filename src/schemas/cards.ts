@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { integer, looseResultSchema, openEnum } from './common.js';
 
 /** Card states seen (States and transitions > Card). */
-export const CARD_STATUSES = [
+const CARD_STATUSES = [
   'unactivated',
   'active',
   'frozen',
@@ -31,12 +31,8 @@ export const cardStatusResultSchema = z.looseObject({
   status: cardStatusSchema,
 });
 
-/**
- * A card status response.
- *
- * @useDeclaredType
- */
-export type CardStatusResult = z.infer<typeof cardStatusResultSchema>;
+/** A card status response. */
+export interface CardStatusResult extends z.infer<typeof cardStatusResultSchema> {}
 
 /** Card limits response: `{id, accepted}` (recorded; the upstream is updated asynchronously). */
 export const cardLimitsResultSchema = z.looseObject({
@@ -46,15 +42,11 @@ export const cardLimitsResultSchema = z.looseObject({
   accepted: z.boolean(),
 });
 
-/**
- * A card limits response.
- *
- * @useDeclaredType
- */
-export type CardLimitsResult = z.infer<typeof cardLimitsResultSchema>;
+/** A card limits response. */
+export interface CardLimitsResult extends z.infer<typeof cardLimitsResultSchema> {}
 
 /** Close phases (States and transitions > Card close phase). */
-export const CLOSE_PHASES = ['idle', 'sweeping', 'freezing', 'closing', 'blocked_hold', 'blocked_fee'] as const;
+const CLOSE_PHASES = ['idle', 'sweeping', 'freezing', 'closing', 'blocked_hold', 'blocked_fee'] as const;
 
 /** Card close precheck, camelCase on the wire (Resources > Card close precheck). */
 export const cardCloseCheckSchema = z.looseObject({
@@ -80,12 +72,8 @@ export const cardCloseCheckSchema = z.looseObject({
   currency: z.string(),
 });
 
-/**
- * A card close precheck.
- *
- * @useDeclaredType
- */
-export type CardCloseCheck = z.infer<typeof cardCloseCheckSchema>;
+/** A card close precheck. */
+export interface CardCloseCheck extends z.infer<typeof cardCloseCheckSchema> {}
 
 /**
  * A card record. Not shown beyond the card states and `limits_updatable` ("card details");
@@ -98,9 +86,5 @@ export const cardRecordSchema = looseResultSchema.extend({
   limits_updatable: z.boolean().optional(),
 });
 
-/**
- * A card record (loosely typed).
- *
- * @useDeclaredType
- */
-export type CardRecord = z.infer<typeof cardRecordSchema>;
+/** A card record (loosely typed). */
+export interface CardRecord extends z.infer<typeof cardRecordSchema> {}

@@ -23,7 +23,7 @@ export type OpenEnum<T extends string> = T | (string & {});
 export function openEnum<const T extends readonly [string, ...string[]]>(values: T): z.ZodType<OpenEnum<T[number]>, string> {
   // The run-time check is a plain string on purpose; only the static type lists the values.
   void values;
-  return z.string() as z.ZodType<OpenEnum<T[number]>, string>;
+  return z.string();
 }
 
 /**
@@ -71,22 +71,11 @@ export const looseResultSchema = z.looseObject({
   status: z.string().optional(),
 });
 
-/**
- * A loosely typed result: the fields the prose names, and every other field as `unknown`.
- *
- * @useDeclaredType
- */
-export type LooseResult = z.infer<typeof looseResultSchema>;
+/** A loosely typed result: the fields the prose names, and every other field as `unknown`. */
+export interface LooseResult extends z.infer<typeof looseResultSchema> {}
 
-/** A loosely typed list item (shape not shown by the spec). */
-export const looseItemSchema = looseResultSchema;
+/** Page of loosely typed items (item shape not shown by the spec). */
+export const loosePageSchema = pageSchema(looseResultSchema);
 
-/** Page of loosely typed items. */
-export const loosePageSchema = pageSchema(looseItemSchema);
-
-/**
- * A page of loosely typed items.
- *
- * @useDeclaredType
- */
-export type LoosePage = z.infer<typeof loosePageSchema>;
+/** A page of loosely typed items. */
+export interface LoosePage extends z.infer<typeof loosePageSchema> {}

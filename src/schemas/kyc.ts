@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { integer, isoTimestamp, openEnum } from './common.js';
 
 /** KYC application statuses the spec names (`pending` on submission). */
-export const KYC_APPLICATION_STATUSES = ['pending'] as const;
+const KYC_APPLICATION_STATUSES = ['pending'] as const;
 
 /** A KYC application (Resources > KYC application). */
 export const kycApplicationSchema = z.looseObject({
@@ -18,15 +18,11 @@ export const kycApplicationSchema = z.looseObject({
   level: integer,
 });
 
-/**
- * A KYC application.
- *
- * @useDeclaredType
- */
-export type KycApplication = z.infer<typeof kycApplicationSchema>;
+/** A KYC application. */
+export interface KycApplication extends z.infer<typeof kycApplicationSchema> {}
 
 /** The binding of a quick KYC result. */
-export const quickKycBindingSchema = z.looseObject({
+const quickKycBindingSchema = z.looseObject({
   /** UUID; pass it as `quick_kyc_binding_id` for the same member. */
   id: z.string(),
   /** Identity document type of the profile. */
@@ -51,9 +47,5 @@ export const quickKycResultSchema = z.looseObject({
   binding: quickKycBindingSchema,
 });
 
-/**
- * A quick KYC binding result.
- *
- * @useDeclaredType
- */
-export type QuickKycResult = z.infer<typeof quickKycResultSchema>;
+/** A quick KYC binding result. */
+export interface QuickKycResult extends z.infer<typeof quickKycResultSchema> {}

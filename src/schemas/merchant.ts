@@ -29,17 +29,13 @@ export const merchantConversionSchema = z.looseObject({
   duplicated: z.boolean().optional(),
 });
 
-/**
- * A merchant conversion.
- *
- * @useDeclaredType
- */
-export type MerchantConversion = z.infer<typeof merchantConversionSchema>;
+/** A merchant conversion. */
+export interface MerchantConversion extends z.infer<typeof merchantConversionSchema> {}
 
 /** Top-up channels (`chain` or `fiat`). */
-export const TOPUP_CHANNELS = ['chain', 'fiat'] as const;
+const TOPUP_CHANNELS = ['chain', 'fiat'] as const;
 /** Top-up declaration statuses the spec names (states after posting: not shown). */
-export const TOPUP_STATUSES = ['pending'] as const;
+const TOPUP_STATUSES = ['pending'] as const;
 
 /** A prepaid top-up declaration (Resources > Prepaid top-up declaration). */
 export const topupDeclarationSchema = z.looseObject({
@@ -55,9 +51,5 @@ export const topupDeclarationSchema = z.looseObject({
   status: openEnum(TOPUP_STATUSES),
 });
 
-/**
- * A prepaid top-up declaration.
- *
- * @useDeclaredType
- */
-export type TopupDeclaration = z.infer<typeof topupDeclarationSchema>;
+/** A prepaid top-up declaration. */
+export interface TopupDeclaration extends z.infer<typeof topupDeclarationSchema> {}

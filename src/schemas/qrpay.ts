@@ -23,12 +23,8 @@ export const qrQuoteItemSchema = z.looseObject({
   fee_ledger_scale: integer.optional(),
 });
 
-/**
- * One quoted asset.
- *
- * @useDeclaredType
- */
-export type QrQuoteItem = z.infer<typeof qrQuoteItemSchema>;
+/** One quoted asset. */
+export interface QrQuoteItem extends z.infer<typeof qrQuoteItemSchema> {}
 
 /** A QR payment quote (Resources > QR payment quote). */
 export const qrQuoteSchema = z.looseObject({
@@ -48,12 +44,8 @@ export const qrQuoteSchema = z.looseObject({
   blocked_reason: z.string(),
 });
 
-/**
- * A QR payment quote.
- *
- * @useDeclaredType
- */
-export type QrQuote = z.infer<typeof qrQuoteSchema>;
+/** A QR payment quote. */
+export interface QrQuote extends z.infer<typeof qrQuoteSchema> {}
 
 /**
  * `POST /v1/qrpay/decode` result. Its shape is not shown; the prose names `amount_editable`
@@ -67,9 +59,5 @@ export const qrDecodeResultSchema = looseResultSchema.extend({
   required_payer_fields: z.unknown().optional(),
 });
 
-/**
- * A decoded QR code (loosely typed).
- *
- * @useDeclaredType
- */
-export type QrDecodeResult = z.infer<typeof qrDecodeResultSchema>;
+/** A decoded QR code (loosely typed). */
+export interface QrDecodeResult extends z.infer<typeof qrDecodeResultSchema> {}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { decimalString, integer, isoTimestamp, looseResultSchema, openEnum } from './common.js';
 
 /** Remittance order states (States and transitions > Remittance order). */
-export const REMITTANCE_STATUSES = [
+const REMITTANCE_STATUSES = [
   'reviewing',
   'dispatching',
   'submitting',
@@ -23,10 +23,10 @@ export type RemittanceStatus = z.infer<typeof remittanceStatusSchema>;
 const remittanceStatusSchema = openEnum(REMITTANCE_STATUSES);
 
 /** `waiting_on` values of the pending action. */
-export const WAITING_ON_VALUES = ['member', 'review', 'none'] as const;
+const WAITING_ON_VALUES = ['member', 'review', 'none'] as const;
 
 /** `action.kind = slippage`: the price moved at dispatch and the user must reconfirm. */
-export const slippageActionSchema = z.looseObject({
+const slippageActionSchema = z.looseObject({
   /** Discriminant: `slippage`. */
   kind: z.literal('slippage'),
   /** How far the price moved, in basis points. */
@@ -51,15 +51,11 @@ export const slippageActionSchema = z.looseObject({
   deadline: isoTimestamp,
 });
 
-/**
- * A slippage action.
- *
- * @useDeclaredType
- */
-export type SlippageAction = z.infer<typeof slippageActionSchema>;
+/** A slippage action. */
+export interface SlippageAction extends z.infer<typeof slippageActionSchema> {}
 
 /** One document item of a supplement round. */
-export const supplementItemSchema = z.looseObject({
+const supplementItemSchema = z.looseObject({
   /** Key of the requested document. */
   field_key: z.string(),
   /** Label to show the end user. */
@@ -96,12 +92,8 @@ export const supplementActionSchema = z.looseObject({
   deadline: z.null(),
 });
 
-/**
- * A supplement action.
- *
- * @useDeclaredType
- */
-export type SupplementAction = z.infer<typeof supplementActionSchema>;
+/** A supplement action. */
+export interface SupplementAction extends z.infer<typeof supplementActionSchema> {}
 
 const KNOWN_ACTION_KINDS: readonly string[] = ['slippage', 'supplement'];
 
@@ -110,17 +102,13 @@ const KNOWN_ACTION_KINDS: readonly string[] = ['slippage', 'supplement'];
  * without notice). `kind` and every field are kept unchanged so the caller can show it.
  * A known kind with a malformed body does not fall back here: it fails validation.
  */
-export const unknownActionSchema = z.looseObject({
+const unknownActionSchema = z.looseObject({
   /** The kind as the service sent it; show the action unchanged. */
   kind: z.string().refine((kind) => !KNOWN_ACTION_KINDS.includes(kind), 'known action kind with an invalid shape'),
 });
 
-/**
- * An action of an unknown kind.
- *
- * @useDeclaredType
- */
-export type UnknownAction = z.infer<typeof unknownActionSchema>;
+/** An action of an unknown kind. */
+export interface UnknownAction extends z.infer<typeof unknownActionSchema> {}
 
 /** A pending action: slippage, supplement, or an unknown kind. */
 export const pendingActionSchema = z.union([slippageActionSchema, supplementActionSchema, unknownActionSchema]);
@@ -157,12 +145,8 @@ export const pendingActionResultSchema = z.looseObject({
   action: pendingActionSchema.nullable(),
 });
 
-/**
- * The pending user action of a remittance.
- *
- * @useDeclaredType
- */
-export type PendingActionResult = z.infer<typeof pendingActionResultSchema>;
+/** The pending user action of a remittance. */
+export interface PendingActionResult extends z.infer<typeof pendingActionResultSchema> {}
 
 /** A personal remittance account application (Resources). */
 export const personalAccountApplicationSchema = z.looseObject({
@@ -174,12 +158,8 @@ export const personalAccountApplicationSchema = z.looseObject({
   reused: z.boolean().optional(),
 });
 
-/**
- * A personal remittance account application.
- *
- * @useDeclaredType
- */
-export type PersonalAccountApplication = z.infer<typeof personalAccountApplicationSchema>;
+/** A personal remittance account application. */
+export interface PersonalAccountApplication extends z.infer<typeof personalAccountApplicationSchema> {}
 
 /** `POST /v1/remittances/{id}/cancel` result: `{id, status: canceled}`. */
 export const remittanceCancelResultSchema = z.looseObject({
@@ -189,12 +169,8 @@ export const remittanceCancelResultSchema = z.looseObject({
   status: remittanceStatusSchema,
 });
 
-/**
- * A remittance cancel result.
- *
- * @useDeclaredType
- */
-export type RemittanceCancelResult = z.infer<typeof remittanceCancelResultSchema>;
+/** A remittance cancel result. */
+export interface RemittanceCancelResult extends z.infer<typeof remittanceCancelResultSchema> {}
 
 /**
  * A remittance order record. Its fields are not shown beyond the states; `id` and `status` are
@@ -205,12 +181,8 @@ export const remittanceRecordSchema = looseResultSchema.extend({
   status: remittanceStatusSchema.optional(),
 });
 
-/**
- * A remittance order (loosely typed).
- *
- * @useDeclaredType
- */
-export type RemittanceRecord = z.infer<typeof remittanceRecordSchema>;
+/** A remittance order (loosely typed). */
+export interface RemittanceRecord extends z.infer<typeof remittanceRecordSchema> {}
 
 /** A corridor: country, currency, payment method and its clearing systems. */
 export const corridorSchema = z.looseObject({
@@ -224,12 +196,8 @@ export const corridorSchema = z.looseObject({
   clearing_systems: z.array(z.string()),
 });
 
-/**
- * A remittance corridor.
- *
- * @useDeclaredType
- */
-export type Corridor = z.infer<typeof corridorSchema>;
+/** A remittance corridor. */
+export interface Corridor extends z.infer<typeof corridorSchema> {}
 
 /** A bank directory entry. */
 export const bankEntrySchema = z.looseObject({
@@ -247,12 +215,8 @@ export const bankEntrySchema = z.looseObject({
   branch: z.string(),
 });
 
-/**
- * A bank directory entry.
- *
- * @useDeclaredType
- */
-export type BankEntry = z.infer<typeof bankEntrySchema>;
+/** A bank directory entry. */
+export interface BankEntry extends z.infer<typeof bankEntrySchema> {}
 
 /** `GET /v1/remit/swift-search` result. */
 export const swiftSearchResultSchema = z.looseObject({
@@ -262,15 +226,11 @@ export const swiftSearchResultSchema = z.looseObject({
   banks: z.array(bankEntrySchema),
 });
 
-/**
- * A bank directory search result.
- *
- * @useDeclaredType
- */
-export type SwiftSearchResult = z.infer<typeof swiftSearchResultSchema>;
+/** A bank directory search result. */
+export interface SwiftSearchResult extends z.infer<typeof swiftSearchResultSchema> {}
 
 /** One text of the agreement. */
-export const agreementTextSchema = z.looseObject({
+const agreementTextSchema = z.looseObject({
   /** May differ from the requested language (fallback through `en`, then `zh-Hans`). */
   lang: z.string(),
   /** Title. */
@@ -287,9 +247,5 @@ export const agreementSchema = z.looseObject({
   intro: agreementTextSchema.nullable(),
 });
 
-/**
- * The personal remittance agreement.
- *
- * @useDeclaredType
- */
-export type Agreement = z.infer<typeof agreementSchema>;
+/** The personal remittance agreement. */
+export interface Agreement extends z.infer<typeof agreementSchema> {}

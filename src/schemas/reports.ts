@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { integer, isoTimestamp, looseResultSchema, openEnum, pageSchema } from './common.js';
 
 /** Export report states (States and transitions > Export report). */
-export const REPORT_STATUSES = ['queued', 'building', 'ready', 'failed', 'expired'] as const;
+const REPORT_STATUSES = ['queued', 'building', 'ready', 'failed', 'expired'] as const;
 /** Report kinds: not shown beyond `statements`. */
-export const REPORT_KINDS = ['statements'] as const;
+const REPORT_KINDS = ['statements'] as const;
 /** `error` values on failure (empty unless failed). */
-export const REPORT_ERRORS = ['', 'too_large', 'unknown_kind', 'build_timeout', 'build_failed'] as const;
+const REPORT_ERRORS = ['', 'too_large', 'unknown_kind', 'build_timeout', 'build_failed'] as const;
 
 /** An export report list item. */
 export const exportReportSchema = z.looseObject({
@@ -28,12 +28,8 @@ export const exportReportSchema = z.looseObject({
   created_at: isoTimestamp,
 });
 
-/**
- * An export report.
- *
- * @useDeclaredType
- */
-export type ExportReport = z.infer<typeof exportReportSchema>;
+/** An export report. */
+export interface ExportReport extends z.infer<typeof exportReportSchema> {}
 
 /** A page of `GET /v1/reports`. */
 export const exportReportPageSchema = pageSchema(exportReportSchema);
@@ -49,9 +45,5 @@ export const reportDetailSchema = looseResultSchema.extend({
   download_url: z.string().optional(),
 });
 
-/**
- * A report (loosely typed).
- *
- * @useDeclaredType
- */
-export type ReportDetail = z.infer<typeof reportDetailSchema>;
+/** A report (loosely typed). */
+export interface ReportDetail extends z.infer<typeof reportDetailSchema> {}

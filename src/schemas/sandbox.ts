@@ -17,9 +17,5 @@ export const faucetCreditSchema = z.looseObject({
   duplicated: z.boolean().optional(),
 });
 
-/**
- * A sandbox faucet credit.
- *
- * @useDeclaredType
- */
-export type FaucetCredit = z.infer<typeof faucetCreditSchema>;
+/** A sandbox faucet credit. */
+export interface FaucetCredit extends z.infer<typeof faucetCreditSchema> {}

@@ -12,10 +12,3 @@ export const tokenSchema = z.looseObject({
   /** Scopes granted to the key. */
   scopes: z.array(z.string()),
 });
-
-/**
- * An access token.
- *
- * @useDeclaredType
- */
-export type Token = z.infer<typeof tokenSchema>;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { decimalString, integer, openEnum } from './common.js';
 
 /** Withdrawal states the spec names (`locked` after creation; final state names not shown). */
-export const WITHDRAWAL_STATUSES = ['locked'] as const;
+const WITHDRAWAL_STATUSES = ['locked'] as const;
 
 /** A withdrawal order (Resources > Withdrawal order). */
 export const withdrawalOrderSchema = z.looseObject({
@@ -20,9 +20,5 @@ export const withdrawalOrderSchema = z.looseObject({
   to_address: z.string(),
 });
 
-/**
- * A withdrawal order.
- *
- * @useDeclaredType
- */
-export type WithdrawalOrder = z.infer<typeof withdrawalOrderSchema>;
+/** A withdrawal order. */
+export interface WithdrawalOrder extends z.infer<typeof withdrawalOrderSchema> {}

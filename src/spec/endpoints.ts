@@ -38,19 +38,22 @@ import { tokenSchema } from '../schemas/token.js';
 type Flags = Omit<EndpointDescriptor, 'id' | 'method' | 'path' | 'response' | 'memberScoped' | 'idempotent' | 'movesFunds' | 'typing'> &
   Partial<Pick<EndpointDescriptor, 'memberScoped' | 'idempotent' | 'movesFunds'>>;
 
+/** `METHOD /path`, as the spec writes an endpoint. */
+type Route = `${HttpMethod} /v1/${string}`;
+
 /** Builds a frozen descriptor; flags default to false, typing follows the schema's origin. */
 function endpoint<S extends z.ZodType>(
   id: string,
-  method: HttpMethod,
-  path: string,
+  route: Route,
   typing: 'full' | 'loose',
   response: S,
   flags: Flags = {},
 ): EndpointDescriptor<z.output<S>> {
+  const space = route.indexOf(' ');
   return Object.freeze({
     id,
-    method,
-    path,
+    method: route.slice(0, space) as HttpMethod,
+    path: route.slice(space + 1),
     typing,
     response: response as z.ZodType<z.output<S>>,
     memberScoped: false,
@@ -71,10 +74,10 @@ const remittancePageSchema = pageSchema(remittanceRecordSchema);
  * `POST /v1/connect/token`. Used by the token manager, not exposed as a resource method.
  * Credentials in `x-client-id` / `x-api-key`; no body, no idempotency key.
  */
-export const TOKEN_EXCHANGE = endpoint('connect.token', 'POST', '/v1/connect/token', 'full', tokenSchema);
+export const TOKEN_EXCHANGE = endpoint('connect.token', 'POST /v1/connect/token', 'full', tokenSchema);
 
 /** `POST /v1/withdrawals`: scope `withdrawals:write`, member-scoped, key required, moves funds. */
-export const WITHDRAWALS_CREATE = endpoint('member.withdrawals.create', 'POST', '/v1/withdrawals', 'full', withdrawalOrderSchema, {
+export const WITHDRAWALS_CREATE = endpoint('member.withdrawals.create', 'POST /v1/withdrawals', 'full', withdrawalOrderSchema, {
   scope: 'withdrawals:write',
   memberScoped: true,
   idempotent: true,
@@ -82,29 +85,22 @@ export const WITHDRAWALS_CREATE = endpoint('member.withdrawals.create', 'POST', 
 });
 
 /** `POST /v1/qrpay/quotes`: scope `qrpay:write`, member-scoped, "No idempotency key", holds no funds. */
-export const QRPAY_QUOTE = endpoint('member.qrpay.quote', 'POST', '/v1/qrpay/quotes', 'full', qrQuoteSchema, {
+export const QRPAY_QUOTE = endpoint('member.qrpay.quote', 'POST /v1/qrpay/quotes', 'full', qrQuoteSchema, {
   scope: 'qrpay:write',
   memberScoped: true,
 });
 
 /** `POST /v1/kyc/applications`: member-scoped, key required. Scope not shown. */
-export const KYC_SUBMIT_APPLICATION = endpoint(
-  'member.kyc.submitApplication',
-  'POST',
-  '/v1/kyc/applications',
-  'full',
-  kycApplicationSchema,
-  {
-    memberScoped: true,
-    idempotent: true,
-  },
-);
+export const KYC_SUBMIT_APPLICATION = endpoint('member.kyc.submitApplication', 'POST /v1/kyc/applications', 'full', kycApplicationSchema, {
+  memberScoped: true,
+  idempotent: true,
+});
 
 /**
  * `POST /v1/kyc/quick`: member-scoped, key required. Scope not shown. `movesFunds` because a new
  * allocation charges a one-time profile fee (default 10 USDT) from the member or the prepayment.
  */
-export const KYC_QUICK_BIND = endpoint('member.kyc.quickBind', 'POST', '/v1/kyc/quick', 'full', quickKycResultSchema, {
+export const KYC_QUICK_BIND = endpoint('member.kyc.quickBind', 'POST /v1/kyc/quick', 'full', quickKycResultSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
@@ -117,8 +113,7 @@ export const KYC_QUICK_BIND = endpoint('member.kyc.quickBind', 'POST', '/v1/kyc/
  */
 export const MERCHANT_CONVERSIONS_CREATE = endpoint(
   'merchant.conversions.create',
-  'POST',
-  '/v1/merchant/conversions',
+  'POST /v1/merchant/conversions',
   'full',
   merchantConversionSchema,
   {
@@ -129,13 +124,13 @@ export const MERCHANT_CONVERSIONS_CREATE = endpoint(
 );
 
 /** `POST /v1/merchant/topups`: scope `merchant:write`, merchant account, key required; changes no balance. */
-export const MERCHANT_TOPUPS_CREATE = endpoint('merchant.topups.create', 'POST', '/v1/merchant/topups', 'full', topupDeclarationSchema, {
+export const MERCHANT_TOPUPS_CREATE = endpoint('merchant.topups.create', 'POST /v1/merchant/topups', 'full', topupDeclarationSchema, {
   scope: 'merchant:write',
   idempotent: true,
 });
 
 /** `GET /v1/balances`: scope `balances:read`, member-scoped, static list envelope. */
-export const BALANCES_LIST = endpoint('member.balances.list', 'GET', '/v1/balances', 'full', balancesEnvelopeSchema, {
+export const BALANCES_LIST = endpoint('member.balances.list', 'GET /v1/balances', 'full', balancesEnvelopeSchema, {
   scope: 'balances:read',
   memberScoped: true,
 });
@@ -146,8 +141,7 @@ export const BALANCES_LIST = endpoint('member.balances.list', 'GET', '/v1/balanc
  */
 export const SHIPPING_ADDRESSES_UPDATE = endpoint(
   'member.shippingAddresses.update',
-  'PATCH',
-  '/v1/shipping-addresses/{id}',
+  'PATCH /v1/shipping-addresses/{id}',
   'loose',
   looseResultSchema,
   {
@@ -160,8 +154,7 @@ export const SHIPPING_ADDRESSES_UPDATE = endpoint(
 /** `POST /v1/remit/vp/applications`: scope `remittances:write`, member-scoped, key required, body `{}`. */
 export const REMITTANCES_APPLY_PERSONAL_ACCOUNT = endpoint(
   'member.remittances.applyPersonalAccount',
-  'POST',
-  '/v1/remit/vp/applications',
+  'POST /v1/remit/vp/applications',
   'full',
   personalAccountApplicationSchema,
   { scope: 'remittances:write', memberScoped: true, idempotent: true },
@@ -175,8 +168,7 @@ export const REMITTANCES_APPLY_PERSONAL_ACCOUNT = endpoint(
  */
 export const REMITTANCES_CANCEL = endpoint(
   'member.remittances.cancel',
-  'POST',
-  '/v1/remittances/{id}/cancel',
+  'POST /v1/remittances/{id}/cancel',
   'full',
   remittanceCancelResultSchema,
   {
@@ -189,7 +181,7 @@ export const REMITTANCES_CANCEL = endpoint(
 );
 
 /** `GET /v1/remit/vp/agreement`: scope `remittances:read`, merchant account. */
-export const REMITTANCES_AGREEMENT = endpoint('remittances.agreement', 'GET', '/v1/remit/vp/agreement', 'full', agreementSchema, {
+export const REMITTANCES_AGREEMENT = endpoint('remittances.agreement', 'GET /v1/remit/vp/agreement', 'full', agreementSchema, {
   scope: 'remittances:read',
 });
 
@@ -198,7 +190,7 @@ export const REMITTANCES_AGREEMENT = endpoint('remittances.agreement', 'GET', '/
  * is not retried: risk freezes and upstream rejections "currently return 500 `api_error`", a
  * business answer that a retry only repeats.
  */
-export const CARDS_UNFREEZE = endpoint('member.cards.unfreeze', 'POST', '/v1/cards/{id}/unfreeze', 'full', cardStatusResultSchema, {
+export const CARDS_UNFREEZE = endpoint('member.cards.unfreeze', 'POST /v1/cards/{id}/unfreeze', 'full', cardStatusResultSchema, {
   scope: 'cards:write',
   memberScoped: true,
   idempotent: true,
@@ -206,22 +198,21 @@ export const CARDS_UNFREEZE = endpoint('member.cards.unfreeze', 'POST', '/v1/car
 });
 
 /** `GET /v1/reports`: scope `merchant:read`, merchant account, keyset pages, strictly descending. */
-export const REPORTS_LIST = endpoint('reports.list', 'GET', '/v1/reports', 'full', exportReportPageSchema, {
+export const REPORTS_LIST = endpoint('reports.list', 'GET /v1/reports', 'full', exportReportPageSchema, {
   scope: 'merchant:read',
 });
 
 /** `GET /v1/remittances/{id}/pending-action`: member-scoped. Scope not shown. */
 export const REMITTANCES_PENDING_ACTION = endpoint(
   'member.remittances.pendingAction',
-  'GET',
-  '/v1/remittances/{id}/pending-action',
+  'GET /v1/remittances/{id}/pending-action',
   'full',
   pendingActionResultSchema,
   { memberScoped: true },
 );
 
 /** `GET /v1/cards/{id}/close-check`: member-scoped. Scope not shown. */
-export const CARDS_CLOSE_CHECK = endpoint('member.cards.closeCheck', 'GET', '/v1/cards/{id}/close-check', 'full', cardCloseCheckSchema, {
+export const CARDS_CLOSE_CHECK = endpoint('member.cards.closeCheck', 'GET /v1/cards/{id}/close-check', 'full', cardCloseCheckSchema, {
   memberScoped: true,
 });
 
@@ -232,7 +223,7 @@ export const CARDS_CLOSE_CHECK = endpoint('member.cards.closeCheck', 'GET', '/v1
  * What cannot count toward the lock is retried with the same key: 502, 504, 409 in progress and
  * network failures ("Network errors and upstream 5xx do not count"). The body carries the PIN.
  */
-export const CARDS_ACTIVATE = endpoint('member.cards.activate', 'POST', '/v1/cards/{id}/activate', 'full', cardStatusResultSchema, {
+export const CARDS_ACTIVATE = endpoint('member.cards.activate', 'POST /v1/cards/{id}/activate', 'full', cardStatusResultSchema, {
   memberScoped: true,
   idempotent: true,
   noRetryCodes: ['api_error'],
@@ -243,13 +234,13 @@ export const CARDS_ACTIVATE = endpoint('member.cards.activate', 'POST', '/v1/car
  * `POST /v1/sandbox/faucet`: sandbox only, key required, moves funds (merchant prepaid). Scope
  * not shown. Merchant account: it credits the merchant's own prepaid balance.
  */
-export const SANDBOX_FAUCET = endpoint('sandbox.faucet', 'POST', '/v1/sandbox/faucet', 'full', faucetCreditSchema, {
+export const SANDBOX_FAUCET = endpoint('sandbox.faucet', 'POST /v1/sandbox/faucet', 'full', faucetCreditSchema, {
   idempotent: true,
   movesFunds: true,
 });
 
 /** `GET /v1/remit/corridors`: scope `remittances:read`, merchant account, static list envelope. */
-export const REMITTANCES_CORRIDORS = endpoint('remittances.corridors', 'GET', '/v1/remit/corridors', 'full', corridorPageSchema, {
+export const REMITTANCES_CORRIDORS = endpoint('remittances.corridors', 'GET /v1/remit/corridors', 'full', corridorPageSchema, {
   scope: 'remittances:read',
 });
 
@@ -258,22 +249,15 @@ export const REMITTANCES_CORRIDORS = endpoint('remittances.corridors', 'GET', '/
  * is inherently idempotent). Scope not shown. `api_error` is not retried: an invalid amount
  * string "currently returns 500 `api_error`" (the SDK also rejects bad amounts before sending).
  */
-export const CARDS_UPDATE_LIMITS = endpoint('member.cards.updateLimits', 'PATCH', '/v1/cards/{id}/limits', 'full', cardLimitsResultSchema, {
+export const CARDS_UPDATE_LIMITS = endpoint('member.cards.updateLimits', 'PATCH /v1/cards/{id}/limits', 'full', cardLimitsResultSchema, {
   memberScoped: true,
   noRetryCodes: ['api_error'],
 });
 
 /** `GET /v1/remit/swift-search`: scope `remittances:read`, merchant account. */
-export const REMITTANCES_SWIFT_SEARCH = endpoint(
-  'remittances.swiftSearch',
-  'GET',
-  '/v1/remit/swift-search',
-  'full',
-  swiftSearchResultSchema,
-  {
-    scope: 'remittances:read',
-  },
-);
+export const REMITTANCES_SWIFT_SEARCH = endpoint('remittances.swiftSearch', 'GET /v1/remit/swift-search', 'full', swiftSearchResultSchema, {
+  scope: 'remittances:read',
+});
 
 // ---------------------------------------------------------------------------------------------
 // The 34 endpoints referenced by name only (Common rules). Shapes, scopes: not shown.
@@ -283,7 +267,7 @@ export const REMITTANCES_SWIFT_SEARCH = endpoint(
  * `POST /v1/deposits`. Member-scoped: the spec lists deposit declaration among the operations
  * that move *member* funds. Key: creates a deposit record and moves funds. Always signed.
  */
-export const DEPOSITS_DECLARE = endpoint('member.deposits.declare', 'POST', '/v1/deposits', 'loose', looseResultSchema, {
+export const DEPOSITS_DECLARE = endpoint('member.deposits.declare', 'POST /v1/deposits', 'loose', looseResultSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
@@ -293,21 +277,14 @@ export const DEPOSITS_DECLARE = endpoint('member.deposits.declare', 'POST', '/v1
  * `POST /v1/withdrawals/{id}/confirm`. Member-scoped like the debit that created the order
  * (the member's `withdrawing` hold is cleared). Key: moves funds out of `withdrawing`.
  */
-export const WITHDRAWALS_CONFIRM = endpoint(
-  'member.withdrawals.confirm',
-  'POST',
-  '/v1/withdrawals/{id}/confirm',
-  'loose',
-  looseResultSchema,
-  {
-    memberScoped: true,
-    idempotent: true,
-    movesFunds: true,
-  },
-);
+export const WITHDRAWALS_CONFIRM = endpoint('member.withdrawals.confirm', 'POST /v1/withdrawals/{id}/confirm', 'loose', looseResultSchema, {
+  memberScoped: true,
+  idempotent: true,
+  movesFunds: true,
+});
 
 /** `POST /v1/withdrawals/{id}/fail`. Member-scoped (funds return to the member's `available`). Key: moves funds. */
-export const WITHDRAWALS_FAIL = endpoint('member.withdrawals.fail', 'POST', '/v1/withdrawals/{id}/fail', 'loose', looseResultSchema, {
+export const WITHDRAWALS_FAIL = endpoint('member.withdrawals.fail', 'POST /v1/withdrawals/{id}/fail', 'loose', looseResultSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
@@ -317,30 +294,29 @@ export const WITHDRAWALS_FAIL = endpoint('member.withdrawals.fail', 'POST', '/v1
  * `GET /v1/withdraw-addresses`. Member-scoped: the member's registered address book
  * (`usable=true` entries). Assumed a list envelope (Common rules: lists use `{data, ...}`).
  */
-export const WITHDRAWALS_ADDRESSES = endpoint('member.withdrawals.addresses', 'GET', '/v1/withdraw-addresses', 'loose', loosePageSchema, {
+export const WITHDRAWALS_ADDRESSES = endpoint('member.withdrawals.addresses', 'GET /v1/withdraw-addresses', 'loose', loosePageSchema, {
   memberScoped: true,
 });
 
 /** `GET /v1/assets`. Merchant account (the asset catalogue). Assumed a list envelope. */
-export const ASSETS_LIST = endpoint('assets.list', 'GET', '/v1/assets', 'loose', loosePageSchema);
+export const ASSETS_LIST = endpoint('assets.list', 'GET /v1/assets', 'loose', loosePageSchema);
 
 /** `GET /v1/merchant/lines`. Merchant account (the line switches). Assumed a list envelope. */
-export const MERCHANT_LINES = endpoint('merchant.lines', 'GET', '/v1/merchant/lines', 'loose', loosePageSchema);
+export const MERCHANT_LINES = endpoint('merchant.lines', 'GET /v1/merchant/lines', 'loose', loosePageSchema);
 
 /** `GET /v1/merchant/pending`. Merchant account. Shape not shown: a loose object. */
-export const MERCHANT_PENDING = endpoint('merchant.pending', 'GET', '/v1/merchant/pending', 'loose', looseResultSchema);
+export const MERCHANT_PENDING = endpoint('merchant.pending', 'GET /v1/merchant/pending', 'loose', looseResultSchema);
 
 /** `GET /v1/merchant/topups`. Merchant account (progress of declarations). Assumed a list envelope. */
-export const MERCHANT_TOPUPS_LIST = endpoint('merchant.topups.list', 'GET', '/v1/merchant/topups', 'loose', loosePageSchema);
+export const MERCHANT_TOPUPS_LIST = endpoint('merchant.topups.list', 'GET /v1/merchant/topups', 'loose', loosePageSchema);
 
 /** `GET /v1/merchant/balances`. Merchant account (prepaid balances per asset). Assumed a list envelope. */
-export const MERCHANT_BALANCES = endpoint('merchant.balances', 'GET', '/v1/merchant/balances', 'loose', loosePageSchema);
+export const MERCHANT_BALANCES = endpoint('merchant.balances', 'GET /v1/merchant/balances', 'loose', loosePageSchema);
 
 /** `GET /v1/merchant/conversion-pairs`. Merchant account (the conversion price list). Assumed a list envelope. */
 export const MERCHANT_CONVERSION_PAIRS = endpoint(
   'merchant.conversionPairs',
-  'GET',
-  '/v1/merchant/conversion-pairs',
+  'GET /v1/merchant/conversion-pairs',
   'loose',
   loosePageSchema,
 );
@@ -352,8 +328,7 @@ export const MERCHANT_CONVERSION_PAIRS = endpoint(
  */
 export const MERCHANT_DEPOSIT_ADDRESS = endpoint(
   'merchant.depositAddress',
-  'POST',
-  '/v1/merchant/deposit-address',
+  'POST /v1/merchant/deposit-address',
   'loose',
   looseResultSchema,
   {
@@ -362,10 +337,10 @@ export const MERCHANT_DEPOSIT_ADDRESS = endpoint(
 );
 
 /** `GET /v1/kyc`. Member-scoped: polled for the member's KYC result after a submission. */
-export const KYC_STATUS = endpoint('member.kyc.status', 'GET', '/v1/kyc', 'loose', looseResultSchema, { memberScoped: true });
+export const KYC_STATUS = endpoint('member.kyc.status', 'GET /v1/kyc', 'loose', looseResultSchema, { memberScoped: true });
 
 /** `POST /v1/kyc/sessions`. Member-scoped (a KYC session of the member). Key: creates a session object. */
-export const KYC_CREATE_SESSION = endpoint('member.kyc.createSession', 'POST', '/v1/kyc/sessions', 'loose', looseResultSchema, {
+export const KYC_CREATE_SESSION = endpoint('member.kyc.createSession', 'POST /v1/kyc/sessions', 'loose', looseResultSchema, {
   memberScoped: true,
   idempotent: true,
 });
@@ -374,17 +349,17 @@ export const KYC_CREATE_SESSION = endpoint('member.kyc.createSession', 'POST', '
  * `GET /v1/qrpay/schemes`. Member-scoped by the issue's design (it is part of the member's QR
  * flow and availability may depend on the member); the spec does not say. Assumed a list envelope.
  */
-export const QRPAY_SCHEMES = endpoint('member.qrpay.schemes', 'GET', '/v1/qrpay/schemes', 'loose', loosePageSchema, {
+export const QRPAY_SCHEMES = endpoint('member.qrpay.schemes', 'GET /v1/qrpay/schemes', 'loose', loosePageSchema, {
   memberScoped: true,
 });
 
 /** `POST /v1/qrpay/decode`. Member-scoped (QR flow of a member). No key: decoding creates nothing and moves nothing. */
-export const QRPAY_DECODE = endpoint('member.qrpay.decode', 'POST', '/v1/qrpay/decode', 'loose', qrDecodeResultSchema, {
+export const QRPAY_DECODE = endpoint('member.qrpay.decode', 'POST /v1/qrpay/decode', 'loose', qrDecodeResultSchema, {
   memberScoped: true,
 });
 
 /** `POST /v1/qrpay/payments`. Member-scoped (debits the member). Key: creates a payment, moves funds. */
-export const QRPAY_PAY = endpoint('member.qrpay.pay', 'POST', '/v1/qrpay/payments', 'loose', looseResultSchema, {
+export const QRPAY_PAY = endpoint('member.qrpay.pay', 'POST /v1/qrpay/payments', 'loose', looseResultSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
@@ -395,7 +370,7 @@ export const QRPAY_PAY = endpoint('member.qrpay.pay', 'POST', '/v1/qrpay/payment
  * remittance quote is a stored object with a 75-second lifetime (the QR quote, which says "No
  * idempotency key", is the counter-example; a superfluous fresh key is harmless).
  */
-export const REMITTANCES_QUOTE = endpoint('member.remittances.quote', 'POST', '/v1/remit/quotes', 'loose', looseResultSchema, {
+export const REMITTANCES_QUOTE = endpoint('member.remittances.quote', 'POST /v1/remit/quotes', 'loose', looseResultSchema, {
   memberScoped: true,
   idempotent: true,
 });
@@ -403,41 +378,32 @@ export const REMITTANCES_QUOTE = endpoint('member.remittances.quote', 'POST', '/
 /** `GET /v1/remit/payee-form-schema`. Member-scoped by the issue's design (payees belong to the member). */
 export const REMITTANCES_PAYEE_FORM_SCHEMA = endpoint(
   'member.remittances.payeeFormSchema',
-  'GET',
-  '/v1/remit/payee-form-schema',
+  'GET /v1/remit/payee-form-schema',
   'loose',
   looseResultSchema,
   { memberScoped: true },
 );
 
 /** `POST /v1/remit/payees`. Member-scoped (the member's payee). Key: creates a payee. */
-export const REMITTANCES_CREATE_PAYEE = endpoint('member.remittances.createPayee', 'POST', '/v1/remit/payees', 'loose', looseResultSchema, {
+export const REMITTANCES_CREATE_PAYEE = endpoint('member.remittances.createPayee', 'POST /v1/remit/payees', 'loose', looseResultSchema, {
   memberScoped: true,
   idempotent: true,
 });
 
 /** `GET /v1/remittances`. Member-scoped (orders belong to the member). Assumed a keyset list envelope. */
-export const REMITTANCES_LIST = endpoint('member.remittances.list', 'GET', '/v1/remittances', 'loose', remittancePageSchema, {
+export const REMITTANCES_LIST = endpoint('member.remittances.list', 'GET /v1/remittances', 'loose', remittancePageSchema, {
   memberScoped: true,
 });
 
 /** `GET /v1/remittances/{id}`. Member-scoped (other members' orders are `not_found`). */
-export const REMITTANCES_RETRIEVE = endpoint(
-  'member.remittances.retrieve',
-  'GET',
-  '/v1/remittances/{id}',
-  'loose',
-  remittanceRecordSchema,
-  {
-    memberScoped: true,
-  },
-);
+export const REMITTANCES_RETRIEVE = endpoint('member.remittances.retrieve', 'GET /v1/remittances/{id}', 'loose', remittanceRecordSchema, {
+  memberScoped: true,
+});
 
 /** `POST /v1/remittances/{id}/reconfirm`. Member-scoped. Key: moves funds (new price, extra hold). */
 export const REMITTANCES_RECONFIRM = endpoint(
   'member.remittances.reconfirm',
-  'POST',
-  '/v1/remittances/{id}/reconfirm',
+  'POST /v1/remittances/{id}/reconfirm',
   'loose',
   remittanceRecordSchema,
   {
@@ -448,80 +414,73 @@ export const REMITTANCES_RECONFIRM = endpoint(
 );
 
 /** `GET /v1/reports/{id}`. Merchant account (reports are merchant exports). */
-export const REPORTS_RETRIEVE = endpoint('reports.retrieve', 'GET', '/v1/reports/{id}', 'loose', reportDetailSchema);
+export const REPORTS_RETRIEVE = endpoint('reports.retrieve', 'GET /v1/reports/{id}', 'loose', reportDetailSchema);
 
 /**
  * `GET /v1/cards/products`. Member-scoped by the issue's design (eligibility follows the member's
  * KYC). Assumed a list envelope.
  */
-export const CARDS_PRODUCTS = endpoint('member.cards.products', 'GET', '/v1/cards/products', 'loose', loosePageSchema, {
+export const CARDS_PRODUCTS = endpoint('member.cards.products', 'GET /v1/cards/products', 'loose', loosePageSchema, {
   memberScoped: true,
 });
 
 /** `GET /v1/cards/products/{id}/quote`. Member-scoped: the spec passes `quick_kyc_binding_id` "on behalf of the same member". */
-export const CARDS_PRODUCT_QUOTE = endpoint(
-  'member.cards.productQuote',
-  'GET',
-  '/v1/cards/products/{id}/quote',
-  'loose',
-  looseResultSchema,
-  {
-    memberScoped: true,
-  },
-);
+export const CARDS_PRODUCT_QUOTE = endpoint('member.cards.productQuote', 'GET /v1/cards/products/{id}/quote', 'loose', looseResultSchema, {
+  memberScoped: true,
+});
 
 /** `POST /v1/cards/applications`. Member-scoped ("on behalf of the same member"). Key: creates an application, may charge fees and fund the card. */
-export const CARDS_APPLY = endpoint('member.cards.apply', 'POST', '/v1/cards/applications', 'loose', looseResultSchema, {
+export const CARDS_APPLY = endpoint('member.cards.apply', 'POST /v1/cards/applications', 'loose', looseResultSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
 });
 
 /** `GET /v1/cards/{id}`. Member-scoped like every other `/v1/cards/{id}` endpoint. */
-export const CARDS_RETRIEVE = endpoint('member.cards.retrieve', 'GET', '/v1/cards/{id}', 'loose', cardRecordSchema, { memberScoped: true });
+export const CARDS_RETRIEVE = endpoint('member.cards.retrieve', 'GET /v1/cards/{id}', 'loose', cardRecordSchema, { memberScoped: true });
 
 /** `POST /v1/cards/{id}/close`. Member-scoped. Key: returns the whole remaining balance (moves funds). */
-export const CARDS_CLOSE = endpoint('member.cards.close', 'POST', '/v1/cards/{id}/close', 'loose', looseResultSchema, {
+export const CARDS_CLOSE = endpoint('member.cards.close', 'POST /v1/cards/{id}/close', 'loose', looseResultSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
 });
 
 /** `POST /v1/cards/{id}/withdrawals`. Member-scoped. Key: a balance return (moves funds). */
-export const CARDS_WITHDRAW = endpoint('member.cards.withdraw', 'POST', '/v1/cards/{id}/withdrawals', 'loose', looseResultSchema, {
+export const CARDS_WITHDRAW = endpoint('member.cards.withdraw', 'POST /v1/cards/{id}/withdrawals', 'loose', looseResultSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
 });
 
 /** `POST /v1/cards/{id}/topups`. Member-scoped. Key: creates a top-up order (`ctp_`), moves funds. */
-export const CARDS_TOP_UP = endpoint('member.cards.topUp', 'POST', '/v1/cards/{id}/topups', 'loose', looseResultSchema, {
+export const CARDS_TOP_UP = endpoint('member.cards.topUp', 'POST /v1/cards/{id}/topups', 'loose', looseResultSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
 });
 
 /** `POST /v1/members`. Merchant account (creates a member). Key: creates an object. */
-export const MEMBERS_CREATE = endpoint('members.create', 'POST', '/v1/members', 'loose', looseResultSchema, { idempotent: true });
+export const MEMBERS_CREATE = endpoint('members.create', 'POST /v1/members', 'loose', looseResultSchema, { idempotent: true });
 
 /**
  * `POST /v1/members/{id}/suspend`. Merchant account: the member is in the path, and a suspended
  * member is `member_not_found` under `x-on-behalf-of`. No key: suspending is inherently
  * idempotent (Common rules: such actions take no key).
  */
-export const MEMBERS_SUSPEND = endpoint('members.suspend', 'POST', '/v1/members/{id}/suspend', 'loose', looseResultSchema);
+export const MEMBERS_SUSPEND = endpoint('members.suspend', 'POST /v1/members/{id}/suspend', 'loose', looseResultSchema);
 
 /**
  * `POST /v1/exchange/quotes`. Member-scoped ("Member exchange locks prices through `lock: true`").
  * Key: assumed, a locked quote is a stored object (see `REMITTANCES_QUOTE`).
  */
-export const EXCHANGE_QUOTE = endpoint('member.exchange.quote', 'POST', '/v1/exchange/quotes', 'loose', looseResultSchema, {
+export const EXCHANGE_QUOTE = endpoint('member.exchange.quote', 'POST /v1/exchange/quotes', 'loose', looseResultSchema, {
   memberScoped: true,
   idempotent: true,
 });
 
 /** `POST /v1/exchange/orders`. Member-scoped. Key: executes synchronously, moves funds (status `executed`). */
-export const EXCHANGE_ORDER = endpoint('member.exchange.order', 'POST', '/v1/exchange/orders', 'loose', looseResultSchema, {
+export const EXCHANGE_ORDER = endpoint('member.exchange.order', 'POST /v1/exchange/orders', 'loose', looseResultSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,

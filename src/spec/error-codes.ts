@@ -25,7 +25,11 @@ export const ERROR_TYPES = {
   upstream_timeout: 504,
 } as const;
 
-/** An error `type` of the spec. */
+/**
+ * An error `type` of the spec.
+ *
+ * @useDeclaredType
+ */
 export type ErrorType = keyof typeof ERROR_TYPES;
 
 /**
@@ -247,7 +251,11 @@ export const ERROR_CODES = {
   service_unavailable: row(400, 'invalid_request_error', 'new_key', 'The line is temporarily unavailable; try later (not queued).'),
 } as const satisfies Record<string, ErrorCodeInfo>;
 
-/** One of the 50 public error codes. */
+/**
+ * One of the 50 public error codes (the table itself is internal; docs/errors.md lists them).
+ *
+ * @useDeclaredType
+ */
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** Whether a string is one of the catalogue's codes. */

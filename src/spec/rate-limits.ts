@@ -8,6 +8,14 @@ export const RATE_LIMIT_QUOTAS: Readonly<Record<RateLimitBucket, number>> = {
   reads: 1200,
 };
 
+/** The spec's four buckets, in the order of {@link RATE_LIMIT_QUOTAS}. */
+export const RATE_LIMIT_BUCKETS: readonly RateLimitBucket[] = Object.freeze(Object.keys(RATE_LIMIT_QUOTAS) as RateLimitBucket[]);
+
+/** Whether `name` is one of the spec's buckets (for arguments checked at run time). */
+export function isRateLimitBucket(name: unknown): name is RateLimitBucket {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(RATE_LIMIT_QUOTAS, name);
+}
+
 /** Token exchanges allowed per minute (Limits > Rate limits). */
 export const TOKEN_EXCHANGES_PER_MINUTE = 20;
 

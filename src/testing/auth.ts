@@ -13,7 +13,7 @@ export interface SandboxCredentials {
 }
 
 /** Token lifetime: 30 minutes (spec: Other constants). */
-export const TOKEN_TTL_MS = 30 * 60 * 1000;
+const TOKEN_TTL_MS = 30 * 60 * 1000;
 
 interface TokenRow {
   expiresAt: number;

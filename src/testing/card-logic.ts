@@ -1,7 +1,8 @@
 /** Card records and derived views shared by card routes and seeding. */
 import { iso } from './ids.js';
 import { Decimal, ZERO, type Dec } from './money.js';
-import type { CardForm, CardRecord, ClosePhase, ProductRecord, Store } from './store.js';
+import type { ClosePhase } from './state-types.js';
+import type { CardForm, CardRecord, ProductRecord, Store } from './store.js';
 
 /** Activation lockout: 3 failures lock the card for 24 hours (spec). */
 export const ACTIVATION_MAX_FAILURES = 3;

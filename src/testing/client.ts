@@ -1,7 +1,8 @@
 import { MerchantClient } from '../client.js';
 import type { MerchantClientOptions } from '../core/config.js';
 import type { SandboxCredentials } from './auth.js';
-import type { SandboxRequest, SandboxResponse } from './service.js';
+import type { SandboxResponse } from './responses.js';
+import type { SandboxRequest } from './service.js';
 
 /** The host name `sandbox.client()` uses; any origin works, msw handlers match every origin. */
 export const SANDBOX_BASE_URL = 'https://sandbox.merchant-stablecoin.test';
@@ -54,6 +55,9 @@ export function createSandboxClient(
     ...credentials,
     // Tests should not wait seconds between retries; callers may still override.
     backoff: { baseDelayMs: 5, inProgressDelayMs: 20, maxDelayMs: 100 },
+    // The simulator's clock is there to be moved (a 24-hour lock, a 7-day retention): its `Date`
+    // may be days ahead, and the client follows it instead of refusing it as a broken clock.
+    maxClockSkewMs: 400 * 86_400_000,
     ...rest,
     transport: 'fetch',
     ...(via === 'direct' ? { fetch: sandboxFetch } : {}),

@@ -6,11 +6,11 @@
 import { fail } from './errors.js';
 
 /** Cursors older than this (sandbox time) are expired: one hour, a simulator choice. */
-export const CURSOR_TTL_MS = 60 * 60 * 1000;
+const CURSOR_TTL_MS = 60 * 60 * 1000;
 /** Pagination `limit` default and maximum (spec: Other constants). */
-export const DEFAULT_LIMIT = 20;
+const DEFAULT_LIMIT = 20;
 /** Largest page size; larger `limit` values are capped to it. */
-export const MAX_LIMIT = 100;
+const MAX_LIMIT = 100;
 
 interface CursorPayload {
   t: number;
@@ -49,13 +49,13 @@ function encode(item: Keyed, ctx: CursorContext): string {
 }
 
 /** Descending (created_at, id) order. */
-export function keysetOrder(a: Keyed, b: Keyed): number {
+function keysetOrder(a: Keyed, b: Keyed): number {
   if (a.created_at !== b.created_at) return b.created_at - a.created_at;
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
 /** Reads `limit`: default 20, capped at 100; not a positive integer is `invalid_request`. */
-export function limitOf(query: URLSearchParams): number {
+function limitOf(query: URLSearchParams): number {
   const raw = query.get('limit');
   if (raw === null || raw === '') return DEFAULT_LIMIT;
   if (!/^\d+$/.test(raw) || Number(raw) < 1) fail('invalid_request', 'limit must be a positive integer');

@@ -41,7 +41,7 @@ const TYPE_BY_STATUS: Readonly<Record<number, string>> = {
 };
 
 /** The spec's status for `code` (400 unless listed). */
-export function statusOf(code: string): number {
+function statusOf(code: string): number {
   return STATUS_BY_CODE[code] ?? 400;
 }
 

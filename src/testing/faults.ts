@@ -13,9 +13,18 @@
  *   msw answers `HttpResponse.error()`).
  * - `delay`: waits `ms` real milliseconds, then answers normally. The wait happens after the
  *   idempotency key is claimed, so a concurrent retry sees `idempotency_in_progress`.
+ * - `hang`: holds the request where `delay` waits, without answering, until the test calls
+ *   `release()` on the injected fault; then it is processed and answered normally. A client's
+ *   timeout therefore always expires first, whatever the machine's speed (a `delay` only
+ *   answers late, and a loaded machine can make "late" relative).
  * - `unknown_code`: an envelope with a code outside the catalogue (default 500
  *   `brand_new_code`).
  * - `timestamp_skew`: 401 `timestamp_out_of_range`, as if the client's clock had drifted.
+ * - `garble`: the request executes normally (its outcome is stored under the idempotency key),
+ *   then a 2xx answer's body is replaced by `body` (default: empty), with `status` if given
+ *   (default: the real one) and the real headers: the service accepted the call, but the client
+ *   cannot read what it answered. A non-2xx answer goes out unchanged. A retry with the same key
+ *   replays the intact stored answer.
  */
 export type Fault =
   | {
@@ -57,6 +66,10 @@ export type Fault =
       ms: number;
     }
   | {
+      /** Holds the request unanswered until `release()` of the injected fault. */
+      kind: 'hang';
+    }
+  | {
       /** An envelope with a code outside the catalogue. */
       kind: 'unknown_code';
       /** HTTP status (default 500). */
@@ -67,6 +80,14 @@ export type Fault =
   | {
       /** 401 `timestamp_out_of_range`. */
       kind: 'timestamp_skew';
+    }
+  | {
+      /** Executes normally (outcome stored), then replaces a 2xx answer's body. */
+      kind: 'garble';
+      /** The body sent instead (default: empty). */
+      body?: string;
+      /** The status sent instead (default: the real 2xx status). */
+      status?: number;
     };
 
 /**
@@ -98,8 +119,20 @@ export interface InjectedFault {
   readonly remaining: number;
   /** Requests this fault has hit so far. */
   readonly hits: number;
-  /** Unregisters the fault. */
+  /** Unregisters the fault. Requests a `hang` holds stay held until `release()`. */
   remove(): void;
+  /**
+   * Resolves once the fault has hit `count` requests in all (at once if it already has): the
+   * moment a request it applies to reached the simulator, as an event to await instead of a
+   * sleep or a polling loop.
+   */
+  waitForHits(count: number): Promise<void>;
+  /**
+   * `hang` only: lets every request it holds go on (processed and answered normally), and the
+   * ones it hits from now on through without holding them. Resolves once the requests it held
+   * have been answered (at once for other kinds, which hold nothing).
+   */
+  release(): Promise<void>;
 }
 
 /** Fault injection control (`sandbox.faults`). */
@@ -117,6 +150,24 @@ interface Slot {
   fault: Fault;
   remaining: number;
   hits: number;
+  /** Awaiters of `waitForHits`. */
+  waiters: Array<{ count: number; resolve: () => void }>;
+  /** Settles when `release()` is called (what a `hang` waits for). */
+  released: Promise<void>;
+  release: () => void;
+  /** Requests held by this fault and not answered yet. */
+  holding: number;
+  /** Awaiters of the last held request's answer. */
+  drained: Array<() => void>;
+}
+
+/** A fault the pipeline took for one request: for a `hang`, how to hold it and report its answer. */
+export interface TakenFault {
+  readonly fault: Fault;
+  /** `hang`: resolves when the fault is released; the request counts as held until `answered()`. */
+  hold(): Promise<void>;
+  /** `hang`: the held request has its answer. */
+  answered(): void;
 }
 
 function pathMatches(pattern: string | RegExp, path: string): boolean {
@@ -132,7 +183,9 @@ export class FaultRegistry implements SandboxFaults {
   private slots: Slot[] = [];
 
   inject(match: FaultMatch, fault: Fault, options: FaultOptions = {}): InjectedFault {
-    const slot: Slot = { match, fault, remaining: options.times ?? 1, hits: 0 };
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const slot: Slot = { match, fault, remaining: options.times ?? 1, hits: 0, waiters: [], released, release, holding: 0, drained: [] };
     this.slots.push(slot);
     return this.view(slot);
   }
@@ -146,7 +199,7 @@ export class FaultRegistry implements SandboxFaults {
   }
 
   /** Consumes and returns the first fault matching this request, if any. */
-  take(method: string, path: string): Fault | undefined {
+  take(method: string, path: string): TakenFault | undefined {
     const slot = this.slots.find(
       (s) =>
         s.remaining > 0 && (s.match.method === undefined || s.match.method.toUpperCase() === method) && pathMatches(s.match.path, path),
@@ -155,11 +208,27 @@ export class FaultRegistry implements SandboxFaults {
     slot.remaining -= 1;
     slot.hits += 1;
     if (slot.remaining <= 0) this.slots = this.slots.filter((s) => s !== slot);
-    return slot.fault;
+    for (const w of slot.waiters.filter((x) => x.count <= slot.hits)) {
+      slot.waiters.splice(slot.waiters.indexOf(w), 1);
+      w.resolve();
+    }
+    return {
+      fault: slot.fault,
+      hold() {
+        slot.holding += 1;
+        return slot.released;
+      },
+      answered() {
+        slot.holding -= 1;
+        if (slot.holding === 0) for (const done of slot.drained.splice(0)) done();
+      },
+    };
   }
 
   private view(slot: Slot): InjectedFault {
-    const registry = this;
+    const remove = (): void => {
+      this.slots = this.slots.filter((s) => s !== slot);
+    };
     return {
       match: slot.match,
       fault: slot.fault,
@@ -169,8 +238,15 @@ export class FaultRegistry implements SandboxFaults {
       get hits() {
         return slot.hits;
       },
-      remove() {
-        registry.slots = registry.slots.filter((s) => s !== slot);
+      remove,
+      waitForHits(count) {
+        if (slot.hits >= count) return Promise.resolve();
+        return new Promise<void>((resolve) => slot.waiters.push({ count, resolve }));
+      },
+      release() {
+        slot.release();
+        if (slot.holding === 0) return Promise.resolve();
+        return new Promise<void>((resolve) => slot.drained.push(resolve));
       },
     };
   }

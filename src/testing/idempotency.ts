@@ -1,5 +1,5 @@
 /** The idempotency window: 24 hours on the sandbox clock. */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** UUID shape only (8-4-4-4-12 hex); the version is not checked (spec: idempotency_key_invalid). */
 export const IDEMPOTENCY_KEY_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -13,15 +13,22 @@ export type { SandboxHandlers } from './msw.js';
 export type { SandboxCredentials } from './auth.js';
 export type { SandboxClock } from './clock.js';
 export type { Fault, FaultMatch, FaultOptions, InjectedFault, SandboxFaults } from './faults.js';
-export type { SandboxRequest, SandboxResponse, RecordedRequest } from './service.js';
+export type { SandboxRequest } from './service.js';
+export type { SandboxResponse } from './responses.js';
+export type { RecordedRequest } from './service-deps.js';
 export type { ListenOptions, SandboxServer } from './server.js';
 export type { QuotaName } from './rate-limit.js';
 export { DEFAULT_QUOTAS } from './rate-limit.js';
 export type { SandboxAsset } from './assets.js';
 export { DEFAULT_ASSETS } from './assets.js';
-export type { Bucket, EffectRecord, LineName, KycStatus, ClosePhase, CorridorRecord, ActionSeed } from './store.js';
-export { BUCKETS } from './store.js';
 export type {
+  ActionSeed,
+  Bucket,
+  ClosePhase,
+  CorridorRecord,
+  EffectRecord,
+  KycStatus,
+  LineName,
   AmountInput,
   BalanceSnapshot,
   BucketsInput,

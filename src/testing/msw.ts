@@ -3,10 +3,12 @@
  * `sandbox.handlers`, so `listen()` (node:http) works without msw installed.
  */
 import { createRequire } from 'node:module';
+import type * as MswModule from 'msw';
 import type { HttpHandler } from 'msw';
-import type { SandboxRequest, SandboxResponse } from './service.js';
+import type { SandboxResponse } from './responses.js';
+import type { SandboxRequest } from './service.js';
 
-type Msw = typeof import('msw');
+type Msw = typeof MswModule;
 
 /** msw 2 request handlers, as `sandbox.handlers` returns them. */
 export type SandboxHandlers = HttpHandler[];

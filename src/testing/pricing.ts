@@ -6,7 +6,7 @@ import { Decimal, type Dec } from './money.js';
 import type { ConversionPair } from './store.js';
 
 /** USD value of one unit of each asset. Unlisted assets are priced at 1 USD. */
-export const ASSET_USD: Readonly<Record<string, string>> = {
+const ASSET_USD: Readonly<Record<string, string>> = {
   USDT: '1',
   USDC: '1',
   BTC: '60000',
@@ -28,7 +28,7 @@ export const FIAT_PER_USD: Readonly<Record<string, string>> = {
 };
 
 /** Default conversion fee: 0.1 %, charged in the `to` asset. */
-export const DEFAULT_CONVERSION_FEE_RATE = '0.001';
+const DEFAULT_CONVERSION_FEE_RATE = '0.001';
 
 /** Price of one `from` in `to`, to 18 significant digits (the published `rate`). */
 export function rateOf(from: string, to: string): Dec {

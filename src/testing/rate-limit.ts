@@ -13,7 +13,7 @@ export const DEFAULT_QUOTAS: Readonly<Record<QuotaName, number>> = {
 };
 
 /** The window: 60 seconds; `Retry-After` equals it (spec: "equal to the window duration"). */
-export const WINDOW_MS = 60_000;
+const WINDOW_MS = 60_000;
 
 /**
  * Bucket by method and path prefix: POST /v1/deposits is `deposits`; POST /v1/members and

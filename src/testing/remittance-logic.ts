@@ -19,7 +19,7 @@ export function totalHeld(r: RemittanceRecord): ReturnType<RemittanceRecord['amo
  */
 export function releaseHolds(store: Store, r: RemittanceRecord, status: 'canceled' | 'refunded'): void {
   const member = store.members.get(r.memberId);
-  if (member) move(member, r.asset, 'locked', 'available', totalHeld(r), 'state_invalid');
+  if (member) move(member, { asset: r.asset, from: 'locked', to: 'available', amount: totalHeld(r) }, 'state_invalid');
   if (r.prepaidHold.gt(0)) {
     const row = prepaidOf(store.merchant, r.prepaidAsset);
     row.locked = row.locked.minus(r.prepaidHold);

@@ -17,13 +17,15 @@ import { ALL_ROUTES } from './routes/index.js';
 import { DEFAULT_CORRIDORS } from './routes/remit.js';
 import { KNOWN_SCOPES, normalizeScopes } from './scopes.js';
 import { listen, type ListenOptions, type SandboxServer } from './server.js';
-import { createService, type RecordedRequest, type SandboxRequest, type SandboxResponse } from './service.js';
+import type { SandboxResponse } from './responses.js';
+import { createService, type SandboxRequest } from './service.js';
+import type { RecordedRequest } from './service-deps.js';
 import { NonceStore } from './signature.js';
 import { createState } from './state.js';
 import type { SandboxState } from './state-types.js';
 import type { Store } from './store.js';
 import { sweep } from './sweep.js';
-import { createWebhooks, type SandboxWebhooks, type WebhookDeliveryOptions } from './webhooks.js';
+import { createWebhooks, type InternalWebhooks, type SandboxWebhooks, type WebhookDeliveryOptions } from './webhooks.js';
 
 /** Options of {@link createSandbox}. Everything is optional. */
 export interface SandboxOptions {
@@ -168,6 +170,36 @@ function initialStore(options: SandboxOptions, merchantId: string): Store {
   };
 }
 
+/** The key ring of the given credentials (random ones for those not given). */
+function keyRingOf(options: SandboxOptions): KeyRing {
+  return new KeyRing({
+    ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    ...(options.signingKey !== undefined ? { signingKey: options.signingKey } : {}),
+  });
+}
+
+/** An empty requests log; `clear()` is not enumerable, so the log compares as a plain array. */
+function requestLog(): RequestLog {
+  const requests: RequestLog = Object.assign<RecordedRequest[], Pick<RequestLog, 'clear'>>([], {
+    clear(this: RecordedRequest[]) {
+      this.length = 0;
+    },
+  });
+  Object.defineProperty(requests, 'clear', { enumerable: false });
+  return requests;
+}
+
+/** The webhook emitter, stamping envelopes with the merchant id and the sandbox clock. */
+function webhooksOf(options: SandboxOptions, merchantId: string, clock: SandboxClock): InternalWebhooks {
+  return createWebhooks({
+    merchantId,
+    now: () => clock.now(),
+    ...(options.webhookSecret !== undefined ? { secret: options.webhookSecret } : {}),
+    ...(options.webhooks !== undefined ? { options: options.webhooks } : {}),
+  });
+}
+
 /**
  * Creates an in-memory, stateful simulator of the Merchant Stablecoin Account API, sharing no
  * code with the SDK's signing, error parsing or schemas.
@@ -183,26 +215,13 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const merchantId = options.merchantId ?? `mch_sbx_${hex(8)}`;
   const clock = createClock(options.now);
   const store = initialStore(options, merchantId);
-  const keys = new KeyRing({
-    ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
-    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
-    ...(options.signingKey !== undefined ? { signingKey: options.signingKey } : {}),
-  });
+  const keys = keyRingOf(options);
   let scopes = normalizeScopes(options.scopes ?? [...KNOWN_SCOPES]);
-  const limiter = new RateLimiter({ ...DEFAULT_QUOTAS, ...options.quotas } as Record<QuotaName, number>);
+  const quotas: Record<QuotaName, number> = { ...DEFAULT_QUOTAS, ...options.quotas };
+  const limiter = new RateLimiter(quotas);
   const faults = new FaultRegistry();
-  const webhooks = createWebhooks({
-    merchantId,
-    now: () => clock.now(),
-    ...(options.webhookSecret !== undefined ? { secret: options.webhookSecret } : {}),
-    ...(options.webhooks !== undefined ? { options: options.webhooks } : {}),
-  });
-  const requests = Object.assign([] as RecordedRequest[], {
-    clear(this: RecordedRequest[]) {
-      this.length = 0;
-    },
-  }) as RequestLog;
-  Object.defineProperty(requests, 'clear', { enumerable: false });
+  const webhooks = webhooksOf(options, merchantId, clock);
+  const requests = requestLog();
   const handle = createService({
     store,
     clock,

@@ -1,7 +1,8 @@
 /** node:http adapter: the simulator on a real loopback socket. */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { SandboxRequest, SandboxResponse } from './service.js';
+import type { SandboxResponse } from './responses.js';
+import type { SandboxRequest } from './service.js';
 
 /** Options of `sandbox.listen()`. */
 export interface ListenOptions {

@@ -3,9 +3,9 @@ import { safeEqual } from './auth.js';
 import { fail } from './errors.js';
 
 /** Timestamp tolerance: ±300 seconds of the service clock. */
-export const TIMESTAMP_TOLERANCE_S = 300;
+const TIMESTAMP_TOLERANCE_S = 300;
 /** Nonce reuse prohibition: 5 minutes. */
-export const NONCE_WINDOW_MS = 5 * 60 * 1000;
+const NONCE_WINDOW_MS = 5 * 60 * 1000;
 
 /**
  * Nonces seen per merchant and environment (one sandbox = one namespace), remembered for the

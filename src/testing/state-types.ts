@@ -1,6 +1,64 @@
 /** Public types of `sandbox.state`: seeding inputs, snapshots and the facade interface. */
 import type { SandboxAsset } from './assets.js';
-import type { ActionSeed, Bucket, ClosePhase, CorridorRecord, EffectRecord, KycStatus, LineName } from './store.js';
+
+// ---------------------------------------------------------------------------------------------
+// The vocabulary of the seeding API, also the store's: defined here, with the public types.
+// ---------------------------------------------------------------------------------------------
+
+/** One of the eight member balance buckets (spec: Balance row). */
+export type Bucket = 'available' | 'pending' | 'frozen' | 'isolated' | 'locked' | 'card' | 'earn' | 'withdrawing';
+
+/** Standard KYC level status. */
+export type KycStatus = 'none' | 'pending' | 'approved' | 'rejected';
+
+/** The merchant's switchable lines (`GET /v1/merchant/lines`, `state.setLine`). */
+export type LineName = 'withdraw' | 'deposit' | 'conversion' | 'exchange' | 'qrpay' | 'remit' | 'card' | 'deposit_address';
+
+/** Card close phase as the close precheck reports it. */
+export type ClosePhase = 'idle' | 'sweeping' | 'freezing' | 'closing' | 'blocked_hold' | 'blocked_fee';
+
+/** Seeded or computed pending action of a remittance. */
+export type ActionSeed =
+  | 'auto'
+  | null
+  | {
+      /** Action kind, known (`slippage`, `supplement`) or not. */
+      kind: string;
+      /** Other fields, returned unchanged. */
+      [field: string]: unknown;
+    };
+
+/** One money-moving effect that actually executed (replays add none). */
+export interface EffectRecord {
+  /** What happened, e.g. `withdrawal.create`, `faucet.credit`, `conversion.execute`. */
+  kind: string;
+  /** Id of the object created or acted on. */
+  id: string;
+  /** The request's idempotency key, or null for time-driven effects. */
+  idempotencyKey: string | null;
+  /** Sandbox time in ms. */
+  at: number;
+  /** Member whose funds moved, when any. */
+  memberId?: string;
+  /** Asset moved, when one. */
+  asset?: string;
+  /** Amount moved as a plain decimal string, when one. */
+  amount?: string;
+}
+
+/** A remittance corridor (spec: Corridor), with the lines it is offered on. */
+export interface CorridorRecord {
+  /** Payee country. */
+  country: string;
+  /** Payout currency. */
+  currency: string;
+  /** Payment method. */
+  payment_method: string;
+  /** Clearing systems (sent back exactly as listed). */
+  clearing_systems: string[];
+  /** Lines the corridor is offered on. */
+  lines: Array<'express' | 'pobo'>;
+}
 
 /** A decimal amount in seeding input. */
 export type AmountInput = string | number;

@@ -5,19 +5,24 @@
 import type { AssetTable } from './assets.js';
 import { fail } from './errors.js';
 import { Decimal, ZERO, type Dec } from './money.js';
+import type { ActionSeed, Bucket, ClosePhase, CorridorRecord, EffectRecord, KycStatus, LineName } from './state-types.js';
 
+// Keyed by Bucket, so that a bucket missing here fails to compile; in the spec's order.
+const BUCKET_SET: Readonly<Record<Bucket, true>> = {
+  available: true,
+  pending: true,
+  frozen: true,
+  isolated: true,
+  locked: true,
+  card: true,
+  earn: true,
+  withdrawing: true,
+};
 /** The eight member balance buckets (spec: Balance row). */
-export const BUCKETS = ['available', 'pending', 'frozen', 'isolated', 'locked', 'card', 'earn', 'withdrawing'] as const;
-/** One of the eight buckets. */
-export type Bucket = (typeof BUCKETS)[number];
+export const BUCKETS = Object.keys(BUCKET_SET) as readonly Bucket[];
+
 /** A member's buckets for one asset. */
 export type Buckets = Record<Bucket, Dec>;
-
-/** Standard KYC level status. */
-export type KycStatus = 'none' | 'pending' | 'approved' | 'rejected';
-
-/** The merchant's switchable lines (`GET /v1/merchant/lines`, `state.setLine`). */
-export type LineName = 'withdraw' | 'deposit' | 'conversion' | 'exchange' | 'qrpay' | 'remit' | 'card' | 'deposit_address';
 
 /** A quick KYC profile bound to a member. */
 export interface QuickKycBindingRecord {
@@ -70,7 +75,7 @@ export interface WithdrawalRecord {
 }
 
 /** A declared deposit (simulator-invented record). */
-export interface DepositRecord {
+interface DepositRecord {
   id: string;
   memberId: string;
   asset: string;
@@ -82,8 +87,6 @@ export interface DepositRecord {
 
 /** Physical or virtual card. */
 export type CardForm = 'physical' | 'virtual';
-/** Card close phase as the close precheck reports it. */
-export type ClosePhase = 'idle' | 'sweeping' | 'freezing' | 'closing' | 'blocked_hold' | 'blocked_fee';
 
 /** A card with the inputs of activation, limits and the close precheck. Amounts in card currency. */
 export interface CardRecord {
@@ -119,17 +122,6 @@ export interface CardRecord {
   created_at: number;
 }
 
-/** Seeded or computed pending action of a remittance. */
-export type ActionSeed =
-  | 'auto'
-  | null
-  | {
-      /** Action kind, known (`slippage`, `supplement`) or not. */
-      kind: string;
-      /** Other fields, returned unchanged. */
-      [field: string]: unknown;
-    };
-
 /** A remittance order with its holds (locked plus each reconfirmation round). */
 export interface RemittanceRecord {
   id: string;
@@ -164,7 +156,7 @@ export interface ReportRecord {
 }
 
 /** A prepaid top-up declaration; `note` holds the merged reference number. */
-export interface TopupRecord {
+interface TopupRecord {
   id: string;
   asset: string;
   channel: 'chain' | 'fiat';
@@ -184,7 +176,7 @@ export interface AddressRecord {
 }
 
 /** A registered withdrawal address. */
-export interface WithdrawAddressRecord {
+interface WithdrawAddressRecord {
   id: string;
   memberId: string | undefined;
   asset: string;
@@ -221,24 +213,6 @@ export interface ConversionPair {
   rate: Dec | undefined;
 }
 
-/** One money-moving effect that actually executed (replays add none). */
-export interface EffectRecord {
-  /** What happened, e.g. `withdrawal.create`, `faucet.credit`, `conversion.execute`. */
-  kind: string;
-  /** Id of the object created or acted on. */
-  id: string;
-  /** The request's idempotency key, or null for time-driven effects. */
-  idempotencyKey: string | null;
-  /** Sandbox time in ms. */
-  at: number;
-  /** Member whose funds moved, when any. */
-  memberId?: string;
-  /** Asset moved, when one. */
-  asset?: string;
-  /** Amount moved as a plain decimal string, when one. */
-  amount?: string;
-}
-
 /** The merchant prepaid account per asset. */
 export interface PrepaidRow {
   available: Dec;
@@ -261,20 +235,6 @@ export interface MerchantRecord {
   qrFeeRate: Dec;
   agreement: Record<string, { title: string; body: string }> | null;
   intro: Record<string, { title: string; body: string }> | null;
-}
-
-/** A remittance corridor (spec: Corridor), with the lines it is offered on. */
-export interface CorridorRecord {
-  /** Payee country. */
-  country: string;
-  /** Payout currency. */
-  currency: string;
-  /** Payment method. */
-  payment_method: string;
-  /** Clearing systems (sent back exactly as listed). */
-  clearing_systems: string[];
-  /** Lines the corridor is offered on. */
-  lines: Array<'express' | 'pobo'>;
 }
 
 /** Everything the simulator remembers. */
@@ -339,8 +299,16 @@ export function adjust(member: MemberRecord, asset: string, bucket: Bucket, amou
   row[bucket] = row[bucket].plus(amount);
 }
 
-/** Moves `amount` between buckets, failing with `code` when `from` holds less. */
-export function move(member: MemberRecord, asset: string, from: Bucket, to: Bucket, amount: Dec, code = 'insufficient_balance'): void {
+/** An amount of one asset moving between two of a member's buckets. */
+export interface Transfer {
+  asset: string;
+  from: Bucket;
+  to: Bucket;
+  amount: Dec;
+}
+
+/** Moves an amount between buckets, failing with `code` when `from` holds less. */
+export function move(member: MemberRecord, { asset, from, to, amount }: Transfer, code = 'insufficient_balance'): void {
   const row = rowOf(member, asset);
   if (row[from].lt(amount)) fail(code, `${from} ${asset} balance is too low.`);
   row[from] = row[from].minus(amount);
@@ -367,6 +335,14 @@ export function prepaidOf(merchant: MerchantRecord, asset: string): PrepaidRow {
 /** Parses seed amounts (tests pass plain strings or numbers). */
 export function seedDec(value: string | number | undefined, fallback: Dec = ZERO): Dec {
   return value === undefined ? fallback : new Decimal(value);
+}
+
+/**
+ * The member a reference names: the `mem_` id or the external id, in any status. The one lookup
+ * of the simulator; the member context, the member routes and the seeders add their own rules.
+ */
+export function memberByRef(store: Store, ref: string): MemberRecord | undefined {
+  return store.members.get(ref) ?? [...store.members.values()].find((m) => m.external_member_id === ref);
 }
 
 /** A fresh active member with no balances and no KYC. */

@@ -5,7 +5,7 @@ import type { Store } from './store.js';
 import type { EmitRequest } from './webhooks.js';
 
 /** How long `unfreezing` lasts before the card is `active` again (simulator figure). */
-export const UNFREEZE_MS = 5_000;
+const UNFREEZE_MS = 5_000;
 
 /** Applies every expiry that `now` has passed. */
 export function sweep(store: Store, now: number, emit: (e: EmitRequest) => void): void {

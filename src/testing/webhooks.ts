@@ -151,6 +151,78 @@ export interface InternalWebhooks extends SandboxWebhooks {
   auto(req: EmitRequest): void;
 }
 
+/** What a delivery reads: the current tuning (it may change between attempts), the signer, the log. */
+interface DeliveryContext {
+  readonly options: () => Required<WebhookDeliveryOptions>;
+  readonly sign: (rawBody: string) => string;
+  readonly log: WebhookDelivery[];
+}
+
+/** Delivers one envelope to one receiver, retrying with doubling backoff until a 2xx or the last attempt. */
+async function deliverOne(env: WebhookEnvelope, url: string, ctx: DeliveryContext): Promise<void> {
+  const body = JSON.stringify(env);
+  const headers = {
+    'content-type': 'application/json',
+    'z-event-id': env.event_id,
+    'z-event-type': env.event_type,
+    'z-signature': ctx.sign(body),
+  };
+  for (let attempt = 1; attempt <= ctx.options().attempts; attempt++) {
+    const opts = ctx.options();
+    let status: number | undefined;
+    let error: string | undefined;
+    try {
+      status = await opts.transport(url, { headers, body, timeoutMs: opts.timeoutMs });
+    } catch (e) {
+      error = e instanceof Error ? e.message : String(e);
+    }
+    const ok = status !== undefined && status >= 200 && status < 300;
+    ctx.log.push({ event_id: env.event_id, event_type: env.event_type, url, attempt, status, error, ok, body });
+    if (ok) return;
+    if (attempt < ctx.options().attempts) await sleep(ctx.options().backoffMs * 2 ** (attempt - 1));
+  }
+}
+
+/**
+ * Builds envelopes, logged in emission order. `status_version` is forward-only per resource:
+ * the next one unless the event gives its own.
+ */
+function envelopeBuilder(
+  merchantId: string,
+  now: () => number,
+  events: WebhookEnvelope[],
+): (eventType: string, data: WebhookEventData) => WebhookEnvelope {
+  const versions = new Map<string, number>();
+  return (eventType, data) => {
+    const key = `${data.object}:${data.id}`;
+    const version = data.status_version ?? (versions.get(key) ?? 0) + 1;
+    versions.set(key, Math.max(version, versions.get(key) ?? 0));
+    const env: WebhookEnvelope = {
+      event_id: `evt_${hex(16)}`,
+      event_type: eventType,
+      created_at: iso(now()),
+      merchant_id: merchantId,
+      livemode: false,
+      data: { ...data, external_member_id: data.external_member_id ?? '', status_version: version },
+    };
+    events.push(env);
+    return env;
+  };
+}
+
+/** `env` once plus `duplicates` copies (same `event_id`). */
+function copiesOf(env: WebhookEnvelope, duplicates = 0): WebhookEnvelope[] {
+  return Array.from({ length: 1 + duplicates }, () => env);
+}
+
+/** Fisher-Yates shuffle in place, drawing from `random`. */
+function shuffleInPlace(copies: WebhookEnvelope[], random: () => number): void {
+  for (let i = copies.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [copies[i], copies[j]] = [copies[j] as WebhookEnvelope, copies[i] as WebhookEnvelope];
+  }
+}
+
 /** Creates the webhook emitter; `now` is the sandbox clock (for `created_at`). */
 export function createWebhooks(init: {
   merchantId: string;
@@ -161,7 +233,6 @@ export function createWebhooks(init: {
   const receivers: string[] = [];
   const events: WebhookEnvelope[] = [];
   const deliveries: WebhookDelivery[] = [];
-  const versions = new Map<string, number>();
   const secret = init.secret ?? `whsec_sbx_${hex(16)}`;
   let opts: Required<WebhookDeliveryOptions> = {
     attempts: 5,
@@ -174,51 +245,14 @@ export function createWebhooks(init: {
   let chain: Promise<void> = Promise.resolve();
 
   const sign = (rawBody: string): string => createHmac('sha256', secret).update(rawBody, 'utf8').digest('hex');
-
-  function build(eventType: string, data: WebhookEventData): WebhookEnvelope {
-    const key = `${data.object}:${data.id}`;
-    const version = data.status_version ?? (versions.get(key) ?? 0) + 1;
-    versions.set(key, Math.max(version, versions.get(key) ?? 0));
-    const env: WebhookEnvelope = {
-      event_id: `evt_${hex(16)}`,
-      event_type: eventType,
-      created_at: iso(init.now()),
-      merchant_id: init.merchantId,
-      livemode: false,
-      data: { ...data, external_member_id: data.external_member_id ?? '', status_version: version },
-    };
-    events.push(env);
-    return env;
-  }
-
-  async function deliverOne(env: WebhookEnvelope, url: string): Promise<void> {
-    const body = JSON.stringify(env);
-    const headers = {
-      'content-type': 'application/json',
-      'z-event-id': env.event_id,
-      'z-event-type': env.event_type,
-      'z-signature': sign(body),
-    };
-    for (let attempt = 1; attempt <= opts.attempts; attempt++) {
-      let status: number | undefined;
-      let error: string | undefined;
-      try {
-        status = await opts.transport(url, { headers, body, timeoutMs: opts.timeoutMs });
-      } catch (e) {
-        error = e instanceof Error ? e.message : String(e);
-      }
-      const ok = status !== undefined && status >= 200 && status < 300;
-      deliveries.push({ event_id: env.event_id, event_type: env.event_type, url, attempt, status, error, ok, body });
-      if (ok) return;
-      if (attempt < opts.attempts) await sleep(opts.backoffMs * 2 ** (attempt - 1));
-    }
-  }
+  const build = envelopeBuilder(init.merchantId, init.now, events);
+  const delivery: DeliveryContext = { options: () => opts, sign, log: deliveries };
 
   function enqueue(copies: WebhookEnvelope[], afterResponse = false): Promise<void> {
     const targets = [...receivers];
     const run = async (): Promise<void> => {
       if (afterResponse) await sleep(0);
-      for (const env of copies) for (const url of targets) await deliverOne(env, url);
+      for (const env of copies) for (const url of targets) await deliverOne(env, url, delivery);
     };
     chain = chain.then(run, run);
     return chain;
@@ -244,19 +278,13 @@ export function createWebhooks(init: {
     },
     async emit(eventType, data, options = {}) {
       const env = build(eventType, data);
-      await enqueue(Array.from({ length: 1 + (options.duplicates ?? 0) }, () => env));
+      await enqueue(copiesOf(env, options.duplicates));
       return env;
     },
     async emitBatch(list, options = {}) {
       const envs = list.map((e) => build(e.event_type, e.data));
-      const copies = envs.flatMap((env) => Array.from({ length: 1 + (options.duplicates ?? 0) }, () => env));
-      if (options.shuffle) {
-        const rnd = typeof options.shuffle === 'function' ? options.shuffle : Math.random;
-        for (let i = copies.length - 1; i > 0; i--) {
-          const j = Math.floor(rnd() * (i + 1));
-          [copies[i], copies[j]] = [copies[j] as WebhookEnvelope, copies[i] as WebhookEnvelope];
-        }
-      }
+      const copies = envs.flatMap((env) => copiesOf(env, options.duplicates));
+      if (options.shuffle) shuffleInPlace(copies, typeof options.shuffle === 'function' ? options.shuffle : Math.random);
       await enqueue(copies);
       return envs;
     },

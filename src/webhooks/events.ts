@@ -7,30 +7,14 @@ import type {
   exchangeOrderExecutedDataSchema,
 } from './schemas.js';
 
-/**
- * `data` fields every event carries: identifiers and status only, never amounts.
- *
- * @useDeclaredType
- */
-export type EventData = z.infer<typeof eventDataSchema>;
-/**
- * `data` of `card.3ds.received`. `otp_code` is a secret of the end user: never log it.
- *
- * @useDeclaredType
- */
-export type Card3dsReceivedData = z.infer<typeof card3dsReceivedDataSchema>;
-/**
- * `data` of `exchange.order.executed`.
- *
- * @useDeclaredType
- */
-export type ExchangeOrderExecutedData = z.infer<typeof exchangeOrderExecutedDataSchema>;
-/**
- * `data` of `card.topup.credited`.
- *
- * @useDeclaredType
- */
-export type CardTopupCreditedData = z.infer<typeof cardTopupCreditedDataSchema>;
+/** `data` fields every event carries: identifiers and status only, never amounts. */
+export interface EventData extends z.infer<typeof eventDataSchema> {}
+/** `data` of `card.3ds.received`. `otp_code` is a secret of the end user: never log it. */
+export interface Card3dsReceivedData extends z.infer<typeof card3dsReceivedDataSchema> {}
+/** `data` of `exchange.order.executed`. */
+export interface ExchangeOrderExecutedData extends z.infer<typeof exchangeOrderExecutedDataSchema> {}
+/** `data` of `card.topup.credited`. */
+export interface CardTopupCreditedData extends z.infer<typeof cardTopupCreditedDataSchema> {}
 
 /** Envelope fields of every event (Events > Delivery contract). Unknown fields pass through. */
 export interface EventEnvelope<TType extends string, TData extends EventData> {

@@ -29,7 +29,9 @@ export function normalizeHeaders(headers: WebhookHeaders | undefined | null): We
     });
     return out;
   }
-  for (const [key, value] of Object.entries(headers)) {
+  // Not Fetch headers, so a plain record (a lone `get` without `forEach` is not a header map).
+  const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
+  for (const [key, value] of Object.entries(record)) {
     if (value === undefined) continue;
     const name = key.toLowerCase();
     const text = typeof value === 'string' ? value : value.join(', ');

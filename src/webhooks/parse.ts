@@ -55,7 +55,7 @@ export function parseEvent(rawBody: string | Uint8Array, headers: WebhookHeaders
   const event = envelope.data;
   checkHeaders(normalizeHeaders(headers), event.event_id, event.event_type);
 
-  if (!isKnownEventType(event.event_type)) return { ...event, known: false } as WebhookEvent;
+  if (!isKnownEventType(event.event_type)) return { ...event, known: false };
   const schema = DATA_SCHEMAS[event.event_type];
   if (schema === undefined) return { ...event, known: true } as WebhookEvent;
   const data = schema.safeParse(event.data);

@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { ERROR_CODES } from '../../src/spec/error-codes.js';
 
 /** Where the document is: `MERCHANT_API_SPEC`, else the shared folder beside the repository. */
-export const SPEC_PATH = resolve(process.env['MERCHANT_API_SPEC'] ?? '../shared/spec/api-spec.md');
+const SPEC_PATH = resolve(process.env['MERCHANT_API_SPEC'] ?? '../shared/spec/api-spec.md');
 
 /** The document's text. */
 export const SPEC: string = readFileSync(SPEC_PATH, 'utf8');
@@ -32,12 +32,12 @@ export function specSections(spec: string): Map<string, string> {
 }
 
 /** Routes of the sections that give an endpoint's shape, in the document's order. */
-export function shownRoutes(spec: string): string[] {
+function shownRoutes(spec: string): string[] {
   return [...spec.matchAll(/^### .*: `([A-Z]+) (\/v1[^`]*)`$/gm)].map((m) => `${m[1]} ${m[2]}`);
 }
 
 /** Routes the Common rules reference "by name only". */
-export function nameOnlyRoutes(spec: string): string[] {
+function nameOnlyRoutes(spec: string): string[] {
   const line = spec.split('\n').find((l) => l.includes('referenced by name only'));
   if (line === undefined) throw new Error('the spec has no "referenced by name only" line');
   return [...line.matchAll(/`([A-Z]+) (\/v1[^`]*)`/g)].map((m) => `${m[1]} ${m[2]}`);
@@ -82,7 +82,7 @@ export const NAME_ONLY_CODES: Readonly<Record<string, readonly { code: string; q
  * Error codes of a shown endpoint: every catalogue code its section names, plus every code on its
  * `- Errors:` line (which may name codes outside the catalogue, e.g. `card_product_not_found`).
  */
-export function sectionCodes(key: string, section: string): string[] {
+function sectionCodes(key: string, section: string): string[] {
   const codes = new Set<string>();
   for (const m of section.matchAll(/`([a-z][a-z0-9_]*)`/g)) if (m[1]! in ERROR_CODES) codes.add(m[1]!);
   for (const line of section.split('\n').filter((l) => l.startsWith('- Errors:'))) {

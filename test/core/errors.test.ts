@@ -1,14 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  ApiError,
-  ERROR_CODES,
-  ERROR_TYPES,
   AcceptedButUnreadableError,
+  ApiError,
   MalformedResponseError,
   ResponseValidationError,
   isApiError,
   type MerchantClient,
 } from '../../src/index.js';
+import { ERROR_CODES, ERROR_TYPES } from '../../src/spec/error-codes.js';
 import { wireClient } from '../helpers/client.js';
 import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 

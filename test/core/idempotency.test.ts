@@ -66,12 +66,17 @@ describe('idempotency keys', () => {
 
 describe('cancellation', () => {
   it('an abort during a backoff sleep stops at once and carries the key', async () => {
-    const slow = wireClient(server.url, { backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 } });
+    // The client logs 'retrying' right before it sleeps its backoff: abort then, not after a guess.
+    let onSleeping!: () => void;
+    const sleeping = new Promise<void>((r) => (onSleeping = r));
+    const slow = wireClient(server.url, {
+      backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
+      logger: { warn: (message) => void (message === 'retrying' && onSleeping()) },
+    });
     server.on('POST', '/v1/withdrawals', apiError(502, 'upstream_error'));
     const controller = new AbortController();
     const pending = slow.member('m').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T' }, { signal: controller.signal });
-    while (server.calls().length === 0) await new Promise((r) => setTimeout(r, 5));
-    await new Promise((r) => setTimeout(r, 20));
+    await sleeping;
     controller.abort();
     const err = await pending.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AbortError);
@@ -81,12 +86,21 @@ describe('cancellation', () => {
   });
 
   it('an abort during the request stops waiting', async () => {
-    server.on('POST', '/v1/withdrawals', { delayMs: 5000, status: 201, body: order });
+    // The server holds the request and never answers; the test aborts once it has arrived.
+    let onArrived!: () => void;
+    const arrived = new Promise<void>((r) => (onArrived = r));
+    server.on('POST', '/v1/withdrawals', () => {
+      onArrived();
+      return new Promise<never>(() => undefined);
+    });
     const controller = new AbortController();
     const pending = client.member('m').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T' }, { signal: controller.signal });
-    while (server.calls().length === 0) await new Promise((r) => setTimeout(r, 5));
+    await arrived;
     controller.abort();
-    await expect(pending).rejects.toBeInstanceOf(AbortError);
+    const err = await pending.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AbortError);
+    expect((err as AbortError).idempotencyKey).toBe(server.calls()[0]!.headers['x-idempotency-key']);
+    expect(server.calls()).toHaveLength(1);
   });
 
   it('an already aborted signal sends nothing', async () => {

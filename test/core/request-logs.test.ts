@@ -28,8 +28,12 @@ afterEach(async () => {
   await server.close();
 });
 
-/** Lines of the business call (the token exchange logs its own). */
-const callLines = (path: string) => lines.filter((l) => l.fields?.path === undefined || String(l.fields.path).startsWith(path));
+/**
+ * Lines of the business call: its attempts (by `path`) and its end (by `route`); the token
+ * exchange logs its own.
+ */
+const callLines = (path: string) =>
+  lines.filter((l) => String(l.fields?.path ?? '').startsWith(path) || String(l.fields?.route ?? '').startsWith(path));
 
 describe('log lines of a call', () => {
   it('a success: debug "request succeeded" with method, path and query, status, attempt, duration and request id', async () => {
@@ -55,7 +59,12 @@ describe('log lines of a call', () => {
     ]);
     await client.request({ method: 'POST', path: '/v1/withdrawals', body: {}, idempotent: true });
     const mine = callLines('/v1/withdrawals');
-    expect(mine.map((l) => `${l.level} ${l.message}`)).toEqual(['info request failed', 'warn retrying', 'debug request succeeded']);
+    expect(mine.map((l) => `${l.level} ${l.message}`)).toEqual([
+      'info request failed',
+      'warn retrying',
+      'debug request succeeded',
+      'debug call succeeded',
+    ]);
     // The request id of the body wins over the header's.
     expect(mine[0]!.fields).toEqual({
       method: 'POST',
@@ -67,13 +76,17 @@ describe('log lines of a call', () => {
       code: 'upstream_error',
     });
     expect(mine[1]!.fields).toEqual({
+      endpoint: 'request',
       method: 'POST',
       path: '/v1/withdrawals',
       attempt: 1,
       delayMs: expect.any(Number) as number,
       reason: 'upstream_error',
+      retryClass: 'same_key',
+      idempotencyKey: server.calls()[0]!.headers['x-idempotency-key'],
     });
     expect(mine[2]!.fields).toMatchObject({ attempt: 2, status: 201 });
+    expect(mine[3]!.fields).toMatchObject({ route: '/v1/withdrawals', status: 201, attempts: 2, sent: 'yes', replayed: false });
   });
 
   it('a body that is not the error envelope: info "request failed with a malformed body", retried as malformed_<status>', async () => {
@@ -87,6 +100,7 @@ describe('log lines of a call', () => {
       'info request failed with a malformed body',
       'warn retrying',
       'debug request succeeded',
+      'debug call succeeded',
     ]);
     expect(mine[0]!.fields).toEqual({
       method: 'POST',

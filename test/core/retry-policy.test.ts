@@ -3,8 +3,8 @@
  * the same key (spec: Errors > Retry rules), and how long each backoff is.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BACKOFF } from '../../src/index.js';
 import {
+  DEFAULT_BACKOFF,
   decideRetry,
   parseRetryAfter,
   retryClassFor,
@@ -170,7 +170,7 @@ describe('what is retried with the same key', () => {
     expect(decideRetry(api('brand_new_code', 500), noUpstream)).toMatchObject({ retry: true, unknownCode: true });
   });
 
-  it("an endpoint that never retries: nothing that may have reached the service goes again", () => {
+  it('an endpoint that never retries: nothing that may have reached the service goes again', () => {
     const never = ctx({ rules: { retry: 'never' } });
     for (const failure of [
       api('api_error', 500),

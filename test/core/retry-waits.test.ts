@@ -4,7 +4,7 @@
  * any wall-clock measurement.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_BACKOFF, isApiError, type LogFields, type MerchantClient } from '../../src/index.js';
+import { isApiError, type LogFields, type MerchantClient } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
 import { EPOCH_MS, freezeClock, signedAt, until } from '../helpers/fake-clock.js';
 import { apiError, startWireServer, type Reply, type WireServer } from '../helpers/wire-server.js';
@@ -24,14 +24,18 @@ afterEach(async () => {
   await server.close();
 });
 
-/** A client with the default backoff, on a clock frozen at `offsetMs` past a whole second. */
+/**
+ * A client with the documented default backoff (0.5 s base, 1 s in progress, 8 s cap), written
+ * out so that a change to the defaults shows here, on a clock frozen at `offsetMs` past a whole
+ * second.
+ */
 function frozenClient(offsetMs: number): MerchantClient {
   freezeClock(offsetMs);
   client = wireClient(server.url, {
     backoff: {
-      baseDelayMs: DEFAULT_BACKOFF.baseDelayMs,
-      inProgressDelayMs: DEFAULT_BACKOFF.inProgressDelayMs,
-      maxDelayMs: DEFAULT_BACKOFF.maxDelayMs,
+      baseDelayMs: 500,
+      inProgressDelayMs: 1000,
+      maxDelayMs: 8000,
     },
     logger: { warn: (message, fields) => void (message === 'retrying' && retries.push(fields ?? {})) },
   });

@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, ConnectionError, MalformedResponseError, TimeoutError, isApiError, type MerchantClient } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
+import { never, stepper, useFakeTime } from '../helpers/fake-time.js';
 import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 
 let server: WireServer;
@@ -59,30 +60,55 @@ describe('retried with the same key and a new nonce', () => {
     expectSameKeyFreshNonces(2);
   });
 
+  // Timeouts on fake time: the server never answers (or never finishes the body), and the
+  // client's 1 s runs out only when the test moves time, once the attempt has reached the server.
   it('a client timeout, and a stalled body counts as a timeout', async () => {
-    server.on('POST', '/v1/withdrawals', [
-      { delayMs: 10_000, status: 201, body: order },
-      { status: 201, body: order, stallBody: true },
-      { status: 201, body: order },
-    ]);
-    const short = wireClient(server.url, { timeoutMs: 1000 });
-    expect((await short.member('ext-1').withdrawals.create({ asset: 'USDT', amount: '25.50', to_address: 'T1' })).id).toBe('wdr_1');
-    await short.close();
-    expectSameKeyFreshNonces(3);
+    useFakeTime();
+    try {
+      const time = stepper();
+      server.on('POST', '/v1/withdrawals', (_req, n) => {
+        if (n === 0) {
+          time.step(1000);
+          return never();
+        }
+        if (n === 1) {
+          time.step(1000);
+          return { status: 201, body: order, stallBody: true };
+        }
+        return { status: 201, body: order };
+      });
+      const short = wireClient(server.url, { timeoutMs: 1000, logger: time.logger });
+      expect((await short.member('ext-1').withdrawals.create({ asset: 'USDT', amount: '25.50', to_address: 'T1' })).id).toBe('wdr_1');
+      await time.idle();
+      await short.close();
+      expectSameKeyFreshNonces(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('raises TimeoutError carrying the key when every attempt times out', async () => {
-    server.on('POST', '/v1/withdrawals', { delayMs: 10_000, status: 201, body: order });
-    const short = wireClient(server.url, { timeoutMs: 1000 });
-    const err = await short
-      .member('ext-1')
-      .withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T1' }, { maxRetries: 1 })
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(TimeoutError);
-    expect(err).toBeInstanceOf(ConnectionError);
-    expect((err as TimeoutError).idempotencyKey).toBe(server.calls()[0]!.headers['x-idempotency-key']);
-    expectSameKeyFreshNonces(2);
-    await short.close();
+    useFakeTime();
+    try {
+      const time = stepper();
+      server.on('POST', '/v1/withdrawals', () => {
+        time.step(1000);
+        return never();
+      });
+      const short = wireClient(server.url, { timeoutMs: 1000, logger: time.logger });
+      const err = await short
+        .member('ext-1')
+        .withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T1' }, { maxRetries: 1 })
+        .catch((e: unknown) => e);
+      await time.idle();
+      expect(err).toBeInstanceOf(TimeoutError);
+      expect(err).toBeInstanceOf(ConnectionError);
+      expect((err as TimeoutError).idempotencyKey).toBe(server.calls()[0]!.headers['x-idempotency-key']);
+      expectSameKeyFreshNonces(2);
+      await short.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('an HTML 502 page from a proxy, then raises a readable error', async () => {
@@ -137,36 +163,50 @@ describe('429 rate_limited', () => {
   });
 
   it('pauses the other calls of the same bucket until Retry-After, and not other buckets', async () => {
-    const arrivals: Array<{ url: string; at: number }> = [];
-    server.on('POST', '/v1/withdrawals', (req, n) => {
-      arrivals.push({ url: req.url, at: Date.now() });
-      return n === 0 ? { ...apiError(429, 'rate_limited'), headers: { 'retry-after': '1' } } : { status: 201, body: order };
-    });
-    server.on('POST', '/v1/exchange/orders', (req) => {
-      arrivals.push({ url: req.url, at: Date.now() });
-      return { status: 201, body: { id: 'x' } };
-    });
-    server.on('GET', '/v1/assets', (req) => {
-      arrivals.push({ url: req.url, at: Date.now() });
-      return { body: {} };
-    });
-    // The client logs 'retrying' once it has read the 429 and paused the bucket: the calls
-    // below start after that, so they meet the pause (not merely after the 429 left the server).
-    let paused = false;
-    const limited = wireClient(server.url, { logger: { warn: (message) => void (message === 'retrying' && (paused = true)) } });
-    const first = limited.member('ext-1').withdrawals.create({ asset: 'USDT', amount: '25.50', to_address: 'T1' });
-    while (!paused) await new Promise((r) => setTimeout(r, 5));
-    const sameBucket = limited.request({ method: 'POST', path: '/v1/exchange/orders', body: {}, onBehalfOf: 'ext-1', idempotent: true });
-    await limited.request({ method: 'GET', path: '/v1/assets' });
-    await Promise.all([first, sameBucket]);
-    await limited.close();
-    const limitedAt = arrivals[0]!.at;
-    const exchange = arrivals.find((a) => a.url === '/v1/exchange/orders')!;
-    const read = arrivals.findIndex((a) => a.url === '/v1/assets');
-    const retry = arrivals.findIndex((a, i) => i > 0 && a.url === '/v1/withdrawals');
-    // The orders bucket waited out the 1 s Retry-After; the reads bucket kept flowing.
-    expect(exchange.at - limitedAt).toBeGreaterThanOrEqual(990);
-    expect(read).toBeLessThan(retry);
+    // Fake time: the 1 s pause ends only when the test moves time, after the read went through.
+    useFakeTime();
+    try {
+      const arrivals: Array<{ url: string; at: number }> = [];
+      server.on('POST', '/v1/withdrawals', (req, n) => {
+        arrivals.push({ url: req.url, at: Date.now() });
+        return n === 0 ? { ...apiError(429, 'rate_limited'), headers: { 'retry-after': '1' } } : { status: 201, body: order };
+      });
+      server.on('POST', '/v1/exchange/orders', (req) => {
+        arrivals.push({ url: req.url, at: Date.now() });
+        return { status: 201, body: { id: 'x' } };
+      });
+      server.on('GET', '/v1/assets', (req) => {
+        arrivals.push({ url: req.url, at: Date.now() });
+        return { body: {} };
+      });
+      // The client logs 'retrying' once it has read the 429 and paused the bucket: the calls
+      // below start after that, so they meet the pause (not merely after the 429 left the server).
+      let onPaused!: () => void;
+      const paused = new Promise<void>((r) => (onPaused = r));
+      const limited = wireClient(server.url, { logger: { warn: (message) => void (message === 'retrying' && onPaused()) } });
+      const first = limited.member('ext-1').withdrawals.create({ asset: 'USDT', amount: '25.50', to_address: 'T1' });
+      await paused;
+      const sameBucket = limited.request({ method: 'POST', path: '/v1/exchange/orders', body: {}, onBehalfOf: 'ext-1', idempotent: true });
+      // The reads bucket keeps flowing while the orders bucket waits.
+      await limited.request({ method: 'GET', path: '/v1/assets' });
+      expect(arrivals.map((a) => a.url)).toEqual(['/v1/withdrawals', '/v1/assets']);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(arrivals).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(1);
+      await Promise.all([first, sameBucket]);
+      await limited.close();
+      const limitedAt = arrivals[0]!.at;
+      expect(
+        arrivals
+          .slice(2)
+          .map((a) => a.url)
+          .sort(),
+      ).toEqual(['/v1/exchange/orders', '/v1/withdrawals']);
+      // Both orders calls waited out the 1 s Retry-After, on the clock the pause was set by.
+      for (const a of arrivals.slice(2)) expect(a.at - limitedAt).toBeGreaterThanOrEqual(1000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

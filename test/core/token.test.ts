@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, isApiError, MemoryTokenStore, type MerchantClient } from '../../src/index.js';
+import { type ApiError, isApiError, MemoryTokenStore, type MerchantClient } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
 import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 

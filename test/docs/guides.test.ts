@@ -71,6 +71,30 @@ function entryExports(): Map<string, Set<string>> {
   return out;
 }
 
+/** Every `import { ... } from 'merchant-stablecoin[/entry]'` of a page's ts and js blocks. */
+function packageImports(md: string): { list: string; specifier: string }[] {
+  return codeBlocks(md, ['ts', 'js']).flatMap((block) =>
+    [...block.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'(merchant-stablecoin(?:\/[\w-]+)?)'/g)].map((m) => ({
+      list: m[1]!,
+      specifier: m[2]!,
+    })),
+  );
+}
+
+/** The imported names of an import list (`A, type B, C as D` gives A, B, C). */
+function importedNames(list: string): string[] {
+  return list
+    .split(',')
+    .map((raw) =>
+      raw
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)[0]!
+        .trim(),
+    )
+    .filter((name) => name !== '');
+}
+
 describe('docs links', () => {
   for (const page of PAGES) {
     it(`${relative(ROOT, page)}: every relative link and anchor resolves`, () => {
@@ -102,21 +126,14 @@ describe('docs code blocks', () => {
   it('import only names the package entries really export', () => {
     const missing: string[] = [];
     for (const [page, md] of text) {
-      for (const block of codeBlocks(md, ['ts', 'js'])) {
-        for (const m of block.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'(merchant-stablecoin(?:\/[\w-]+)?)'/g)) {
-          const entry = exportsByEntry.get(m[2]!);
-          if (entry === undefined) {
-            if (m[2] !== 'merchant-stablecoin/redis') missing.push(`${relative(ROOT, page)}: unknown entry ${m[2]}`);
-            continue;
-          }
-          for (const raw of m[1]!.split(',')) {
-            const name = raw
-              .trim()
-              .replace(/^type\s+/, '')
-              .split(/\s+as\s+/)[0]!
-              .trim();
-            if (name !== '' && !entry.has(name)) missing.push(`${relative(ROOT, page)}: ${name} from ${m[2]}`);
-          }
+      for (const { list, specifier } of packageImports(md)) {
+        const entry = exportsByEntry.get(specifier);
+        if (entry === undefined) {
+          if (specifier !== 'merchant-stablecoin/redis') missing.push(`${relative(ROOT, page)}: unknown entry ${specifier}`);
+          continue;
+        }
+        for (const name of importedNames(list)) {
+          if (!entry.has(name)) missing.push(`${relative(ROOT, page)}: ${name} from ${specifier}`);
         }
       }
     }

@@ -56,10 +56,11 @@ describe('README quickstart', () => {
       MERCHANT_API_KEY: sandbox.credentials.apiKey,
       MERCHANT_API_SIGNING_KEY: sandbox.credentials.signingKey,
     });
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', file], { env, cwd: process.cwd() });
+    // A hang guard, not a speed bound: starting tsx takes seconds, more on a loaded machine.
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', file], { env, cwd: process.cwd(), timeout: 110_000 });
 
     expect(stdout).toMatch(/^wdr_\S+ locked$/m);
     expect(sandbox.state.countEffects('withdrawal.create')).toBe(1);
     expect(sandbox.state.balance('ext-42', 'USDT')).toMatchObject({ available: '74.500000', withdrawing: '25.500000' });
-  });
+  }, 120_000);
 });

@@ -30,7 +30,7 @@ export interface Reply {
   stallBody?: boolean;
 }
 
-export type Handler = (req: RecordedRequest, n: number) => Reply | Promise<Reply>;
+type Handler = (req: RecordedRequest, n: number) => Reply | Promise<Reply>;
 
 export interface WireServer {
   url: string;
@@ -49,7 +49,7 @@ export const SIGNING_KEY = 'sk_wire_test_3xY9';
 export const API_KEY = 'ak_wire_test_Q7p2';
 export const CLIENT_ID = 'cli_wire_test';
 
-export function verifySignature(signingKey: string, req: RecordedRequest): boolean {
+function verifySignature(signingKey: string, req: RecordedRequest): boolean {
   const ts = req.headers['x-timestamp'];
   const nonce = req.headers['x-nonce'];
   const sig = req.headers['x-signature'];

@@ -4,7 +4,7 @@
  * ±10 minutes away is corrected after one `timestamp_out_of_range`; `Retry-After` is waited.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError, isApiError } from '../../src/index.js';
+import { type ApiError, isApiError } from '../../src/index.js';
 import { attemptsOn, expectBuckets, expectSameKeyNewNonce, thrown, type Mode } from './harness.js';
 
 const W = '/v1/withdrawals';

@@ -8,12 +8,13 @@ describe('npm run demo', () => {
   it('runs the quickstart against the embedded simulator and exits 0', async () => {
     const env = { ...process.env };
     for (const k of Object.keys(env)) if (k.startsWith('MERCHANT_API_')) delete env[k];
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'examples/quickstart.ts'], { env, timeout: 60_000 });
+    // A hang guard, not a speed bound: the demo takes seconds, more on a loaded machine.
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'examples/quickstart.ts'], { env, timeout: 110_000 });
     expect(stdout).toMatch(/Withdrawal wdr_\S+ is locked/);
     expect(stdout).toMatch(/available 224\.500000, withdrawing 25\.500000, total 250/);
     expect(stdout).toMatch(/available 224\.500000, withdrawing 0\.000000, total 224\.5/);
     expect(stdout).toMatch(/Walked 45 reports/);
     expect(stdout).toMatch(/insufficient_balance/);
     expect(stdout.trim().endsWith('Done.')).toBe(true);
-  });
+  }, 120_000);
 });

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ApiError,
   ConnectionError,
@@ -28,7 +28,8 @@ import {
   type MerchantClientOptions,
 } from '../../src/index.js';
 import type { Fault, FaultMatch } from '../../src/testing/index.js';
-import { attemptsOn, expectBuckets, expectConserved, expectSameKeyNewNonce, pause, type Mode, type World } from './harness.js';
+import { hangDriver } from '../helpers/fake-time.js';
+import { attemptsOn, expectBuckets, expectConserved, expectSameKeyNewNonce, type Mode, type World } from './harness.js';
 
 /** A prepared money-moving call and how to check the money around it. */
 interface Prepared {
@@ -42,7 +43,7 @@ interface Prepared {
 }
 
 /** One money-moving endpoint of the simulator. */
-export interface MoneyOp {
+interface MoneyOp {
   readonly name: string;
   /** `sandbox.state.effects` kind. */
   readonly effect: string;
@@ -55,7 +56,7 @@ export interface MoneyOp {
 const d = (v: Decimal.Value): Decimal => new Decimal(v);
 
 /** The seven money-moving endpoints. Amounts are small and distinct per endpoint. */
-export const MONEY_OPS: readonly MoneyOp[] = [
+const MONEY_OPS: readonly MoneyOp[] = [
   {
     name: 'withdrawal create',
     effect: 'withdrawal.create',
@@ -218,12 +219,15 @@ export const MONEY_OPS: readonly MoneyOp[] = [
   },
 ];
 
-/** A delayed answer this long, against a client timeout shorter than it. */
-const DELAY_MS = 250;
+/**
+ * The client's timeout in the "client timeout" cells. It runs on fake time: the simulator holds
+ * the attempt (a `hang` fault) and the test moves time by this much once the attempt has
+ * arrived, so the timeout fires at that point whatever the machine's speed.
+ */
 const CLIENT_TIMEOUT_MS = 100;
 
 /** One fault mode. */
-export interface FaultMode {
+interface FaultMode {
   readonly name: string;
   readonly fault: Fault;
   /** The error code the SDK classifies, when the fault is an error envelope. */
@@ -258,7 +262,7 @@ function statusFault(status: 500 | 502 | 504, when: 'before' | 'after'): FaultMo
 }
 
 /** Every fault mode of the kit that applies to a money-moving call. */
-export const FAULT_MODES: readonly FaultMode[] = [
+const FAULT_MODES: readonly FaultMode[] = [
   statusFault(500, 'before'),
   statusFault(500, 'after'),
   statusFault(502, 'before'),
@@ -301,13 +305,13 @@ export const FAULT_MODES: readonly FaultMode[] = [
   },
   {
     name: 'client timeout',
-    fault: { kind: 'delay', ms: DELAY_MS },
+    fault: { kind: 'hang' },
     executes: true,
     persistentAttempts: 3,
     expectError: (err) => expect(err).toBeInstanceOf(TimeoutError),
-    // The retry after the timeout meets 409 in_progress (the first run still holds the key);
-    // the in-progress backoff (300 to 600 ms here) then outlasts the delay, so the third attempt
-    // gets the stored result.
+    // The simulator holds the attempt unanswered and the client times out. Its retry meets 409
+    // in_progress (the held first run has the key); the test then releases the first run, which
+    // executes, and the third attempt gets the stored result. Persisting, every attempt is held.
     client: { timeoutMs: CLIENT_TIMEOUT_MS, backoff: { baseDelayMs: 1, inProgressDelayMs: 150, maxDelayMs: 1000 } },
   },
   {
@@ -332,12 +336,12 @@ export const FAULT_MODES: readonly FaultMode[] = [
 ];
 
 /** How many times each fault is injected: a one-off, and one that outlasts the retries. */
-export const FAULT_TIMES = [1, Infinity] as const;
+const FAULT_TIMES = [1, Infinity] as const;
 
 /** What a cell expects. */
 interface Expectation {
   readonly succeeds: boolean;
-  /** Exact attempts, or the inclusive range when timing decides (client timeout). */
+  /** Attempts on the wire, as an inclusive range (always exact here: nothing depends on timing). */
   readonly attempts: readonly [number, number];
   /** Effects right after the call. */
   readonly effects: number;
@@ -350,9 +354,9 @@ function expectationOf(op: MoneyOp, f: FaultMode, times: number): Expectation {
   const notRetried = asCode !== undefined && op.noRetry.includes(asCode);
   if (notRetried) return { succeeds: false, attempts: [1, 1], effects: f.executes ? 1 : 0, injections: 1 };
   if (times === 1) {
-    // A timed-out first attempt is followed by 409 in_progress, or by the replay when the first
-    // run already finished: two or three attempts.
-    const attempts: [number, number] = f.fault.kind === 'delay' ? [2, 3] : [2, 2];
+    // A timed-out first attempt is followed by 409 in_progress (the held run has the key), then,
+    // once the test has released that run, by the replay: three attempts.
+    const attempts: [number, number] = f.fault.kind === 'hang' ? [3, 3] : [2, 2];
     return { succeeds: true, attempts, effects: 1, injections: 1 };
   }
   return {
@@ -364,7 +368,7 @@ function expectationOf(op: MoneyOp, f: FaultMode, times: number): Expectation {
 }
 
 /** Cells of the matrix and the faults they inject, for the closing count. */
-export function matrixSize(): { cells: number; injections: number } {
+function matrixSize(): { cells: number; injections: number } {
   let cells = 0;
   let injections = 0;
   for (const op of MONEY_OPS)
@@ -385,7 +389,9 @@ export function describeFaultMatrix(mode: Mode): void {
     const rows = FAULT_MODES.flatMap((f) => FAULT_TIMES.map((t) => [f.name, t === 1 ? 'once' : 'persisting', f, t] as const));
     it.each(rows)('%s, %s', async (_f, _t, f, times) => {
       const want = expectationOf(op, f, times);
-      const w = await mode.open({ client: f.client });
+      // The "client timeout" cells run on fake time, driven by events (see hangDriver).
+      const hang = f.fault.kind === 'hang' ? hangDriver(CLIENT_TIMEOUT_MS) : undefined;
+      const w = await mode.open({ client: hang ? { ...f.client, logger: hang.logger } : f.client });
       try {
         const { sandbox, client } = w;
         const p = await op.prepare(w);
@@ -399,18 +405,16 @@ export function describeFaultMatrix(mode: Mode): void {
         const key = randomUUID();
         let result: { data: Record<string, unknown>; replayed: boolean; attempts: number } | undefined;
         let error: unknown;
+        hang?.start(injected);
         try {
           const r = await p.call(client, { idempotencyKey: key }).withResponse();
           result = { data: r.data as Record<string, unknown>, replayed: r.response.replayed, attempts: r.response.attempts };
         } catch (err) {
           error = err;
-        }
-        if (f.fault.kind === 'delay') {
-          // The simulator finishes what the client gave up on: wait for the first run, and when
-          // the fault persisted, for the later delayed attempts too, so that a second execution
-          // would be seen. (Waiting, never asserting time.)
-          await vi.waitFor(() => expect(sandbox.state.countEffects(op.effect)).toBeGreaterThan(0), { timeout: 5000, interval: 10 });
-          if (times !== 1) await pause(DELAY_MS - CLIENT_TIMEOUT_MS + 30);
+        } finally {
+          // The simulator finishes what the client gave up on: every held attempt is released
+          // and answered before anything is counted, so that a second execution would be seen.
+          await hang?.stop();
         }
         injected.remove();
         ran.injections += injected.hits;
@@ -428,7 +432,7 @@ export function describeFaultMatrix(mode: Mode): void {
         expect(effects.length).toBe(want.effects);
         for (const e of effects) expect(e.idempotencyKey).toBe(key);
         if (want.succeeds) {
-          if (error !== undefined) throw error;
+          expect(error).toBeUndefined();
           expect(result!.attempts).toBe(attempts.length);
           // Success after an executed first run is the stored result, replayed.
           expect(result!.replayed).toBe(f.executes);
@@ -457,6 +461,7 @@ export function describeFaultMatrix(mode: Mode): void {
         }
         ran.cells++;
       } finally {
+        await hang?.stop();
         await w.close();
       }
     });

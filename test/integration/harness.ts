@@ -18,10 +18,10 @@ import { MerchantClient, type MerchantClientOptions } from '../../src/index.js';
 import { createSandbox, type RecordedRequest, type Sandbox, type SandboxOptions, type SandboxServer } from '../../src/testing/index.js';
 
 /** The two ways a suite reaches the simulator. */
-export type ModeName = 'msw' | 'server';
+type ModeName = 'msw' | 'server';
 
 /** Client settings every integration client starts from: fast backoff, default retries. */
-export const FAST_BACKOFF = { baseDelayMs: 1, inProgressDelayMs: 5, maxDelayMs: 20 } as const;
+const FAST_BACKOFF = { baseDelayMs: 1, inProgressDelayMs: 5, maxDelayMs: 20 } as const;
 
 /** A simulator and a client talking to it. */
 export interface World {
@@ -113,7 +113,7 @@ export function serverMode(): Mode {
 }
 
 /** The eight buckets of a balance row (spec: Balance row). */
-export const EIGHT_BUCKETS = ['available', 'pending', 'frozen', 'isolated', 'locked', 'card', 'earn', 'withdrawing'] as const;
+const EIGHT_BUCKETS = ['available', 'pending', 'frozen', 'isolated', 'locked', 'card', 'earn', 'withdrawing'] as const;
 export type BucketName = (typeof EIGHT_BUCKETS)[number];
 
 /** Sum of the eight buckets of a row, with decimal.js. */
@@ -122,7 +122,7 @@ export function sumOfBuckets(row: Readonly<Record<BucketName, string>>): Decimal
 }
 
 /** The eight buckets as plain numbers-as-strings normalised by decimal.js (scale-insensitive). */
-export function bucketsOf(row: Readonly<Record<BucketName, string>>): Record<BucketName, string> {
+function bucketsOf(row: Readonly<Record<BucketName, string>>): Record<BucketName, string> {
   return Object.fromEntries(EIGHT_BUCKETS.map((b) => [b, new Decimal(row[b]).toFixed()])) as Record<BucketName, string>;
 }
 
@@ -166,9 +166,6 @@ export function expectSameKeyNewNonce(attempts: readonly RecordedRequest[], key:
   expect(new Set(attempts.map((a) => a.headers['x-nonce'])).size).toBe(attempts.length);
   expect(new Set(attempts.map((a) => a.headers['x-signature'])).size).toBe(attempts.length);
 }
-
-/** Resolves after `ms` real milliseconds (to let a delayed simulator request finish, never to assert time). */
-export const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Runs `fn` and returns what it threw (fails the test when it did not throw). */
 export async function thrown(fn: () => PromiseLike<unknown>): Promise<unknown> {

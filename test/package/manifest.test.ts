@@ -7,9 +7,11 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { SDK_VERSION } from '../../src/version.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
   type: string;
   engines: { node: string };
   files: string[];
@@ -56,6 +58,10 @@ describe('package.json', () => {
     expect(pkg.main).toBe('./dist/index.cjs');
     expect(pkg.module).toBe('./dist/index.js');
     expect(pkg.types).toBe('./dist/index.d.ts');
+  });
+
+  it('sends the package version in the user agent (SDK_VERSION follows package.json)', () => {
+    expect(SDK_VERSION).toBe(pkg.version);
   });
 
   it('ships only dist and the docs, supports Node 20.18.1+, and is side-effect free', () => {

@@ -22,7 +22,7 @@ const decimalString = fc
 const CloneDecimal = Decimal.clone({ precision: 5, toExpNeg: -2, toExpPos: 3 });
 const decimal = fc
   .tuple(fc.bigInt({ min: 0n, max: 10n ** 40n }), fc.integer({ min: -60, max: 60 }), fc.boolean())
-  .map(([mantissa, exp, cloned]) => (cloned ? new CloneDecimal(`${mantissa}e${exp}`) : new Decimal(`${mantissa}e${exp}`)) as Decimal);
+  .map(([mantissa, exp, cloned]) => (cloned ? new CloneDecimal(`${mantissa}e${exp}`) : new Decimal(`${mantissa}e${exp}`)));
 
 describe('amount normalisation (property)', () => {
   it('a decimal string goes out unchanged: plain fixed-point, the same value, exactly', () => {

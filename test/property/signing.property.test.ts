@@ -73,7 +73,7 @@ describe('signing (property, over a loopback socket)', () => {
     const nonces = new Set<string>();
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('POST', 'PATCH', 'PUT', 'DELETE') as fc.Arbitrary<'POST' | 'PATCH' | 'PUT' | 'DELETE'>,
+        fc.constantFrom<'POST' | 'PATCH' | 'PUT' | 'DELETE'>('POST', 'PATCH', 'PUT', 'DELETE'),
         rawPath,
         query,
         body,

@@ -10,8 +10,12 @@ import { wireClient } from '../helpers/client.js';
 import { apiError, startWireServer, type Reply, type WireServer } from '../helpers/wire-server.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/abort-and-exit.ts', import.meta.url));
-/** The child must be gone well before this; it is killed (and the test fails) otherwise. */
-const DEADLINE_MS = 15_000;
+/**
+ * A hang guard, not a speed bound: the child takes a second or two, and anything an aborted call
+ * left behind would keep it alive for its 10-minute waits. Past this it is killed and the test
+ * fails. Generous, because a loaded machine may take long just to start it.
+ */
+const DEADLINE_MS = 60_000;
 
 let server: WireServer;
 let stuckToken: WireServer;
@@ -92,21 +96,23 @@ describe('cancellation', () => {
       body: { auth_token: name, expired_at: Math.floor(Date.now() / 1000) + 1800, token_type: 'Bearer', scopes: [] },
     });
     let release: ((r: Reply) => void) | undefined;
-    stuckToken.onToken((_req, n) =>
-      n === 0 ? new Promise<never>(() => undefined) : n === 1 ? new Promise<Reply>((r) => (release = r)) : token(`tok_${n}`),
-    );
+    // Each exchange's arrival at the server is an event the test awaits.
+    const arrived: Array<() => void> = [];
+    const exchanges = [0, 1].map(() => new Promise<void>((r) => arrived.push(r)));
+    stuckToken.onToken((_req, n) => {
+      arrived[n]?.();
+      return n === 0 ? new Promise<never>(() => undefined) : n === 1 ? new Promise<Reply>((r) => (release = r)) : token(`tok_${n}`);
+    });
     stuckToken.on('GET', '/v1/assets', { body: { data: [], next_cursor: null, has_more: false } });
     const client = wireClient(stuckToken.url);
-    const waitFor = async (cond: () => boolean): Promise<void> => {
-      while (!cond()) await new Promise((r) => setTimeout(r, 5));
-    };
 
     // Two callers wait for the first exchange; both abort: the exchange is abandoned.
     const c1 = new AbortController();
     const c2 = new AbortController();
     const p1 = client.assets.list({}, { signal: c1.signal }).then(null, (e: unknown) => e);
     const p2 = client.assets.list({}, { signal: c2.signal }).then(null, (e: unknown) => e);
-    await waitFor(() => stuckToken.tokenExchanges() === 1);
+    await exchanges[0];
+    expect(stuckToken.tokenExchanges()).toBe(1);
     c1.abort();
     expect(await p1).toBeInstanceOf(AbortError);
     c2.abort();
@@ -117,7 +123,8 @@ describe('cancellation', () => {
     const c3 = new AbortController();
     const p3 = client.assets.list({}, { signal: c3.signal }).then(null, (e: unknown) => e);
     const p4 = Promise.resolve(client.assets.list());
-    await waitFor(() => stuckToken.tokenExchanges() === 2);
+    await exchanges[1];
+    expect(stuckToken.tokenExchanges()).toBe(2);
     c3.abort();
     expect(await p3).toBeInstanceOf(AbortError);
     release!(token('tok_second'));

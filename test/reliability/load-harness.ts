@@ -2,20 +2,37 @@
  * A burst of mixed calls through one client against the simulator in server mode (real sockets),
  * with the simulator's quotas tightened, recording every attempt the client puts on the wire.
  *
- * Time warp. The simulator's rate-limit window is 60 s of its own clock and its 429 says
- * `Retry-After: 60`. To run several windows in a test, the simulator's clock runs `scale` times
- * faster than real time (`createSandbox({ now })`), and an undici interceptor on the client's
- * dispatcher translates `Retry-After` from simulator seconds into real seconds (60 / scale), as
- * a proxy in front of a fast clock would. The client then waits exactly one simulator window,
- * which is what it would wait against the real service. The limiter's window is set to the same
- * 60 s of simulator time. Runs stay well under the service's ±300 s timestamp tolerance and the
- * 30-minute token lifetime in simulator time (the harness asserts no 401 happened).
+ * The simulator's rate-limit window is 60 s of its own clock and its 429 says `Retry-After: 60`.
+ * How its clock moves (`time`):
+ *
+ * - `frozen` (load.test.ts, without the limiter): the clock stands still, so the window never
+ *   slides: in each bucket exactly the first `quota` attempts get through, whatever the
+ *   machine's speed. An undici interceptor on the client's dispatcher translates `Retry-After`
+ *   from simulator seconds into real seconds (60 / `scale`), as a proxy in front of a fast clock
+ *   would, so that the client's pauses are short.
+ * - `driven` (load.test.ts, with the limiter): the simulator and the `MemoryRateLimiter` share a
+ *   manual clock (window 60 s), which moves to the limiter's next wake-up only while no request
+ *   it admitted is in flight. Admission, arrival and settlement of a request happen at one
+ *   instant of that clock, so "never more than the quota in any window" holds at any speed. The
+ *   clock starts 2 minutes behind the real one, which keeps the client's signing timestamps
+ *   within the simulator's ±300 s through the few windows a burst spans.
+ * - `warp` (the default; scripts/reliability-figures.ts): the clock runs `scale` times faster
+ *   than real time and the limiter's window is 60 s / `scale` of real time. Realistic figures,
+ *   but what they count depends on the machine's speed: not for assertions.
  *
  * Shared by `load.test.ts` and `scripts/reliability-figures.ts`.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { ApiError, MemoryRateLimiter, MerchantClient, MerchantSdkError, type RateLimitBucket } from '../../src/index.js';
+import {
+  ApiError,
+  MemoryRateLimiter,
+  MerchantClient,
+  MerchantSdkError,
+  type RateLimitBucket,
+  type RequestLimiter,
+} from '../../src/index.js';
 import { createSandbox, type Sandbox, type SandboxServer } from '../../src/testing/index.js';
+import { advanceWhenIdle, manualClock } from '../helpers/manual-clock.js';
 
 /** The four buckets the burst exercises, with their tightened quotas per simulator minute. */
 export type Quotas = Readonly<Record<RateLimitBucket, number>>;
@@ -25,8 +42,10 @@ export interface BurstOptions {
   readonly calls: number;
   /** Simulator quotas per 60 simulator seconds (the limiter, when on, gets the same). */
   readonly quotas: Quotas;
-  /** Simulator seconds per real second. */
+  /** Simulator seconds per real second: the warp's rate, and the factor `Retry-After` is divided by. */
   readonly scale: number;
+  /** How the simulator's clock moves (see the top of this file). Default `warp`. */
+  readonly time?: 'warp' | 'frozen' | 'driven';
   /** Install a MemoryRateLimiter with the same quotas and window. */
   readonly limiter: boolean;
   /** Connections of the client's pool (the default transport's is 64). */
@@ -36,7 +55,7 @@ export interface BurstOptions {
 }
 
 /** One attempt as the client's dispatcher saw it. */
-export interface WireEvent {
+interface WireEvent {
   readonly kind: 'dispatch' | 'end' | 'error';
   readonly call: number;
   readonly bucket: RateLimitBucket;
@@ -79,6 +98,8 @@ export interface BurstFigures {
   readonly successesWithoutEffect: number;
   readonly realMs: number;
   readonly simulatorSeconds: number;
+  /** Per bucket, the most attempts that reached the simulator within any 60 s of its clock. */
+  readonly maxInAnyWindow: Readonly<Record<RateLimitBucket, number>>;
 }
 
 type Kind = 'balances' | 'assets' | 'withdrawal' | 'faucet' | 'member' | 'deposit';
@@ -114,6 +135,10 @@ const MIX: readonly Kind[] = [
   'assets',
 ];
 
+function zeroBuckets(): Record<RateLimitBucket, number> {
+  return { reads: 0, orders: 0, members_write: 0, deposits: 0 };
+}
+
 export function kindOf(i: number): Kind {
   return MIX[i % MIX.length]!;
 }
@@ -137,7 +162,8 @@ function headerOf(headers: Dispatcher.DispatchOptions['headers'], name: string):
   }
   const record = headers as Record<string, unknown>;
   const v = record[name];
-  return v === undefined ? undefined : String(v);
+  if (typeof v === 'string' || typeof v === 'number') return String(v);
+  return Array.isArray(v) ? v.join(', ') : undefined;
 }
 
 /**
@@ -155,7 +181,7 @@ function wireRecorder(scale: number, events: WireEvent[], sampleConnections: () 
     events.push({ kind: 'dispatch', call, bucket, at: Date.now() });
     let status = 0;
     let retryAfterMs: number | undefined;
-    const h = handler as Dispatcher.DispatchHandler;
+    const h = handler;
     return dispatch(opts, {
       onRequestStart: (controller, context) => h.onRequestStart?.(controller, context),
       onRequestUpgrade: (controller, statusCode, headers, socket) => h.onRequestUpgrade?.(controller, statusCode, headers, socket),
@@ -189,7 +215,7 @@ function wireRecorder(scale: number, events: WireEvent[], sampleConnections: () 
  * the bucket may be dispatched before `t + r`. (The client pauses the bucket in the same turn
  * of the event loop in which the 429's body ends, so "later in the log" means "after the pause".)
  */
-export function countSentWhilePaused(events: readonly WireEvent[]): number {
+function countSentWhilePaused(events: readonly WireEvent[]): number {
   const pausedUntil = new Map<RateLimitBucket, number>();
   let violations = 0;
   for (const e of events) {
@@ -211,8 +237,13 @@ export interface BurstRun {
 
 /** Runs one burst and tears everything down (server, client, dispatcher). */
 export async function runBurst(options: BurstOptions): Promise<BurstRun> {
-  const base = Date.now();
-  const sandbox: Sandbox = createSandbox({ quotas: { ...options.quotas }, now: () => base + (Date.now() - base) * options.scale });
+  const time = options.time ?? 'warp';
+  if (time === 'frozen' && options.limiter) throw new Error('a limiter cannot get through a window that never slides');
+  const real = Date.now();
+  const driven = time === 'driven' ? manualClock(real - 120_000) : undefined;
+  const base = driven?.now() ?? real;
+  const now = driven !== undefined ? () => driven.now() : time === 'frozen' ? () => base : () => base + (Date.now() - base) * options.scale;
+  const sandbox: Sandbox = createSandbox({ quotas: { ...options.quotas }, now });
   const server: SandboxServer = await sandbox.listen();
   const events: WireEvent[] = [];
   let maxConnections = 0;
@@ -221,8 +252,22 @@ export async function runBurst(options: BurstOptions): Promise<BurstRun> {
   };
   const agent = new Agent({ connections: options.pool, keepAliveTimeout: 10_000 });
   const dispatcher = agent.compose(wireRecorder(options.scale, events, sample));
-  const windowMs = Math.round(60_000 / options.scale);
-  const limiter = options.limiter ? new MemoryRateLimiter({ quotas: options.quotas, windowMs }) : undefined;
+  let limiter: RequestLimiter | undefined;
+  if (options.limiter && driven !== undefined) {
+    const inner = new MemoryRateLimiter({ quotas: options.quotas, windowMs: 60_000, clock: driven });
+    const buckets = Object.keys(options.quotas) as RateLimitBucket[];
+    const driver = advanceWhenIdle(driven, () => buckets.every((b) => inner.usage(b).inFlight === 0));
+    limiter = {
+      acquire: (bucket, signal) => inner.acquire(bucket, signal),
+      settle: (bucket) => {
+        inner.settle(bucket);
+        driver.poke();
+      },
+      pause: (bucket, ms) => inner.pause(bucket, ms),
+    };
+  } else if (options.limiter) {
+    limiter = new MemoryRateLimiter({ quotas: options.quotas, windowMs: Math.round(60_000 / options.scale) });
+  }
   const client = new MerchantClient({
     baseUrl: server.url,
     ...sandbox.credentials,
@@ -268,6 +313,17 @@ export async function runBurst(options: BurstOptions): Promise<BurstRun> {
   const settled = await Promise.allSettled(Array.from({ length: options.calls }, (_, i) => call(i)));
   const realMs = Math.round(performance.now() - started);
   const simulatorSeconds = Math.round((sandbox.clock.now() - base) / 1000);
+  const maxInAnyWindow = zeroBuckets();
+  for (const bucket of Object.keys(maxInAnyWindow) as RateLimitBucket[]) {
+    const at = sandbox.requests
+      .filter((r) => r.headers['x-load-call'] !== undefined && BUCKET_OF[kindOf(Number(r.headers['x-load-call']))] === bucket)
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
+    for (let i = 0, j = 0; i < at.length; i++) {
+      while (at[i]! - at[j]! >= 60_000) j++;
+      maxInAnyWindow[bucket] = Math.max(maxInAnyWindow[bucket], i - j + 1);
+    }
+  }
 
   const failures: Record<string, number> = {};
   let untypedFailures = 0;
@@ -282,9 +338,8 @@ export async function runBurst(options: BurstOptions): Promise<BurstRun> {
     const label = e instanceof ApiError ? `ApiError:${e.code}` : e instanceof Error ? e.name : typeof e;
     failures[label] = (failures[label] ?? 0) + 1;
   }
-  const zero = (): Record<RateLimitBucket, number> => ({ reads: 0, orders: 0, members_write: 0, deposits: 0 });
-  const rateLimitedByBucket = zero();
-  const attemptsByBucket = zero();
+  const rateLimitedByBucket = zeroBuckets();
+  const attemptsByBucket = zeroBuckets();
   const perCall = new Map<number, number>();
   let unauthorized = 0;
   for (const e of events) {
@@ -323,6 +378,7 @@ export async function runBurst(options: BurstOptions): Promise<BurstRun> {
     successesWithoutEffect: missing,
     realMs,
     simulatorSeconds,
+    maxInAnyWindow,
   };
   return { figures, clientRef: new WeakRef(client), sandboxRef: new WeakRef(sandbox) };
 }

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   AbortError,
   AcceptedButUnreadableError,
-  ApiError,
+  type ApiError,
   CallInterruptedError,
   ClockSkewError,
   ConnectionError,
@@ -315,8 +315,8 @@ describe('4. server text that echoes a secret never reaches an error, a log line
           JSON.stringify(e),
           JSON.stringify((e as { raw?: unknown }).raw ?? null),
           JSON.stringify((e as { headers?: unknown }).headers ?? null),
-          String((e as { body?: unknown }).body ?? ''),
-          String((e as { snippet?: unknown }).snippet ?? ''),
+          (e as { body?: string }).body ?? '',
+          (e as { snippet?: string }).snippet ?? '',
         ]),
       ];
       for (const secret of secrets)

@@ -8,11 +8,13 @@ import {
   ApiError,
   InvalidArgumentError,
   MemoryRateLimiter,
-  RATE_LIMIT_QUOTAS,
   type RateLimitBucket,
   type RequestLimiter,
 } from '../../src/index.js';
+import { RATE_LIMIT_QUOTAS } from '../../src/spec/rate-limits.js';
 import { wireClient } from '../helpers/client.js';
+import { useFakeTime } from '../helpers/fake-time.js';
+import { advanceWhenIdle, manualClock } from '../helpers/manual-clock.js';
 import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 
 /** Lets queued promise callbacks run (fake timers do not advance them). */
@@ -200,8 +202,12 @@ class SpyLimiter implements RequestLimiter {
   readonly log: string[] = [];
   block: Promise<void> | undefined;
   fail: Error | undefined;
+  #acquired!: () => void;
+  /** Resolves when the pipeline first asks for a slot. */
+  readonly acquired = new Promise<void>((resolve) => (this.#acquired = resolve));
   async acquire(bucket: RateLimitBucket, signal?: AbortSignal): Promise<void> {
     this.log.push(`acquire:${bucket}`);
+    this.#acquired();
     if (this.fail) throw this.fail;
     if (this.block) {
       await new Promise<void>((resolve, reject) => {
@@ -271,32 +277,43 @@ describe('the client and a RequestLimiter', () => {
   });
 
   it("a 429 pauses the client's other calls to that bucket even when the call that got it gives up", async () => {
-    const client = wireClient(server.url, { maxRetries: 0 });
-    const at: number[] = [];
-    server.on('POST', '/v1/exchange/orders', (_req, n) => {
-      at.push(Date.now());
-      return n === 0
-        ? {
-            status: 429,
-            headers: { 'retry-after': '1' },
-            body: { type: 'rate_limit_error', code: 'rate_limited', message: 'x', request_id: 'r', retry_after: 1 },
-          }
-        : { status: 201, body: { id: 'ex_1' } };
-    });
-    server.on('GET', '/v1/assets', { body: { data: [], next_cursor: null, has_more: false } });
-    await expect(client.member('m').exchange.order({})).rejects.toMatchObject({ code: 'rate_limited' });
-    // Another order waits out the pause; a read (another bucket) goes at once.
-    const order = client.member('m').exchange.order({});
-    await client.assets.list();
-    await order;
-    expect(server.calls().map((c) => `${c.method} ${c.url}`)).toEqual([
-      'POST /v1/exchange/orders',
-      'GET /v1/assets',
-      'POST /v1/exchange/orders',
-    ]);
-    // Retry-After: 1 honoured from the moment the 429 was answered (same clock, to the ms).
-    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(1000);
-    await client.close();
+    // Fake time (timers and Date; sockets stay real): the pause ends only when the test moves
+    // time, so which call goes first cannot depend on the machine's speed.
+    useFakeTime();
+    try {
+      const client = wireClient(server.url, { maxRetries: 0 });
+      const at: number[] = [];
+      server.on('POST', '/v1/exchange/orders', (_req, n) => {
+        at.push(Date.now());
+        return n === 0
+          ? {
+              status: 429,
+              headers: { 'retry-after': '1' },
+              body: { type: 'rate_limit_error', code: 'rate_limited', message: 'x', request_id: 'r', retry_after: 1 },
+            }
+          : { status: 201, body: { id: 'ex_1' } };
+      });
+      server.on('GET', '/v1/assets', { body: { data: [], next_cursor: null, has_more: false } });
+      await expect(client.member('m').exchange.order({})).rejects.toMatchObject({ code: 'rate_limited' });
+      // Another order waits out the pause; a read (another bucket) goes at once.
+      const order = client.member('m').exchange.order({});
+      await client.assets.list();
+      expect(server.calls().map((c) => `${c.method} ${c.url}`)).toEqual(['POST /v1/exchange/orders', 'GET /v1/assets']);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(server.calls()).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(1);
+      await order;
+      expect(server.calls().map((c) => `${c.method} ${c.url}`)).toEqual([
+        'POST /v1/exchange/orders',
+        'GET /v1/assets',
+        'POST /v1/exchange/orders',
+      ]);
+      // Retry-After: 1 honoured from the moment the 429 was answered (same clock, to the ms).
+      expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(1000);
+      await client.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('an abort during a limiter wait rejects with AbortError and nothing is sent or settled', async () => {
@@ -305,7 +322,7 @@ describe('the client and a RequestLimiter', () => {
     const client = wireClient(server.url, { limiter });
     const controller = new AbortController();
     const call = client.member('m').exchange.order({}, { signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 20));
+    await limiter.acquired;
     expect(limiter.log).toEqual(['acquire:orders']);
     controller.abort();
     const err = await call.catch((e: unknown) => e);
@@ -337,19 +354,29 @@ describe('the client and a RequestLimiter', () => {
   });
 
   it('with a MemoryRateLimiter, the service never sees more than the quota within one window', async () => {
-    const limiter = new MemoryRateLimiter({ quotas: { reads: 3 }, windowMs: 300 });
+    // The limiter and the server read one manual clock, moved only while no admitted request is
+    // in flight: admission, arrival and settlement of a request happen at the same instant.
+    const clock = manualClock();
+    const inner = new MemoryRateLimiter({ quotas: { reads: 3 }, windowMs: 300, clock });
+    const driver = advanceWhenIdle(clock, () => inner.usage('reads').inFlight === 0);
+    const limiter: RequestLimiter = {
+      acquire: (bucket, signal) => inner.acquire(bucket, signal),
+      settle: (bucket) => {
+        inner.settle(bucket);
+        driver.poke();
+      },
+    };
     const client = wireClient(server.url, { limiter });
+    const t0 = clock.now();
     const arrivals: number[] = [];
     server.on('GET', '/v1/assets', () => {
-      arrivals.push(Date.now());
+      arrivals.push(clock.now() - t0);
       return { body: { data: [], next_cursor: null, has_more: false } };
     });
     await Promise.all(Array.from({ length: 10 }, () => Promise.resolve(client.assets.list())));
-    expect(arrivals).toHaveLength(10);
-    // Sliding window of 300 ms on the server's side: the 4th request after any request came at
-    // least one window later (slots are dated from each response, after the arrival).
-    for (let i = 0; i + 3 < arrivals.length; i++) expect(arrivals[i + 3]! - arrivals[i]!).toBeGreaterThanOrEqual(300);
-    expect(limiter.usage('reads')).toMatchObject({ inFlight: 0, queued: 0 });
+    // Three per window of 300 ms, each window starting when the previous requests ended.
+    expect(arrivals).toEqual([0, 0, 0, 300, 300, 300, 600, 600, 600, 900]);
+    expect(inner.usage('reads')).toMatchObject({ inFlight: 0, queued: 0 });
     await client.close();
   });
 });

@@ -31,17 +31,15 @@ import {
   RedirectRefusedError,
   ResponseValidationError,
   TimeoutError,
-  createWebhookHandler,
-  parseEvent,
   type LogFields,
   type Logger,
   type LogLevel,
   type MerchantClientOptions,
   type StoredToken,
-  type WebhookHandler,
-  type WebhookVerifier,
 } from '../../src/index.js';
+import { createWebhookHandler, parseEvent, type WebhookHandler, type WebhookVerifier } from '../../src/webhooks/index.js';
 import { createSandbox, type Fault, type InjectedFault, type Sandbox, type SandboxServer } from '../../src/testing/index.js';
+import { hangDriver } from '../helpers/fake-time.js';
 
 // ---------------------------------------------------------------------------------------------
 // Capture
@@ -73,7 +71,7 @@ function teeStream(stream: NodeJS.WriteStream, label: string): void {
     record(label, typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : String(chunk));
     return (original as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
   };
-  stream.write = tee as typeof stream.write;
+  stream.write = tee;
   restorers.push(() => {
     stream.write = original;
   });
@@ -153,7 +151,7 @@ async function succeeds<T>(label: string, fn: () => PromiseLike<T> | T): Promise
   return r.value;
 }
 
-async function fails(label: string, fn: () => PromiseLike<unknown> | unknown): Promise<unknown> {
+async function fails(label: string, fn: () => unknown): Promise<unknown> {
   const r = await attempt(label, fn);
   if (r.ok) throw new Error(`${label} was expected to fail`);
   return r.error;
@@ -341,8 +339,6 @@ async function startHostileProxy(target: SandboxServer): Promise<{ url: string; 
 /** Counts of the run, printed after the sweep when SECRETS_SWEEP_REPORT is set. */
 let sweepReport: unknown;
 
-const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 // ---------------------------------------------------------------------------------------------
 // The run
 // ---------------------------------------------------------------------------------------------
@@ -453,7 +449,13 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
 
   it('retries through every injected fault, once (recovered) and persisting (raised)', async () => {
     const member = client.member(memberRef);
-    const timeoutClient = newClient('timeout', { timeoutMs: 100, backoff: { baseDelayMs: 1, inProgressDelayMs: 150, maxDelayMs: 1000 } });
+    // Client timeouts on fake time against held requests (see hangDriver): no race with the clock.
+    const hang = hangDriver(100, captureLogger('timeout'));
+    const timeoutClient = newClient('timeout', {
+      timeoutMs: 100,
+      backoff: { baseDelayMs: 1, inProgressDelayMs: 150, maxDelayMs: 1000 },
+      logger: hang.logger,
+    });
     const fetchClient = newClient('fetch', { transport: 'fetch' });
     const W = { method: 'POST', path: '/v1/withdrawals' };
     const faults: Array<[string, Fault]> = [
@@ -493,17 +495,30 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     await fails('balances persisting 502', () => member.balances.list());
     sandbox.faults.clear();
 
-    // Client timeout: the simulator answers after the client gave up. (Token first, so that
-    // only the delayed attempts meet the short timeout.)
+    // Client timeout: the simulator holds the attempt and the client gives up; the held run is
+    // released when the client retries after 409 in progress (once), or after the call (persisting).
     const tm = timeoutClient.member(memberRef);
     await succeeds('timeout client warm-up', () => tm.balances.list());
-    inject(W, { kind: 'delay', ms: 250 }, 1);
-    await succeeds('client timeout once', () => tm.withdrawals.create(order).withResponse());
-    const persisting = inject(W, { kind: 'delay', ms: 250 }, Infinity);
-    const timedOut = await fails('client timeout persisting', () => tm.withdrawals.create(order).withResponse());
+    const once = inject(W, { kind: 'hang' }, 1);
+    hang.start(once);
+    try {
+      const r = await succeeds('client timeout once', () => tm.withdrawals.create(order).withResponse());
+      expect(r.response.attempts).toBe(3);
+      expect(r.response.replayed).toBe(true);
+    } finally {
+      await hang.stop();
+    }
+    const persisting = inject(W, { kind: 'hang' }, Infinity);
+    hang.start(persisting);
+    let timedOut: unknown;
+    try {
+      timedOut = await fails('client timeout persisting', () => tm.withdrawals.create(order).withResponse());
+    } finally {
+      await hang.stop();
+    }
     persisting.remove();
     expect(timedOut).toBeInstanceOf(TimeoutError);
-    await pause(300); // let the simulator finish the delayed attempts (never asserted on)
+    expect(persisting.hits).toBe(3);
   });
 
   it('token revocation mid-run: invalid_token then renewal; disabled key: invalid_credentials, fatal; wrong key', async () => {
@@ -689,17 +704,19 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     const pre = new AbortController();
     pre.abort();
     expect(await fails('aborted before', () => member.withdrawals.create(order, { signal: pre.signal }))).toBeInstanceOf(AbortError);
-    inject({ method: 'POST', path: '/v1/withdrawals' }, { kind: 'delay', ms: 300 }, 1);
+    // Aborted while the simulator holds the request (once it has arrived), then released.
+    const heldWrite = inject({ method: 'POST', path: '/v1/withdrawals' }, { kind: 'hang' }, 1);
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 40);
+    void heldWrite.waitForHits(1).then(() => ac.abort());
     expect(await fails('aborted in flight', () => member.withdrawals.create(order, { signal: ac.signal }).withResponse())).toBeInstanceOf(
       AbortError,
     );
+    await heldWrite.release();
     const reasoned = new AbortController();
-    inject({ method: 'GET', path: '/v1/balances' }, { kind: 'delay', ms: 300 }, 1);
-    setTimeout(() => reasoned.abort(new Error('shutting down')), 40);
+    const heldRead = inject({ method: 'GET', path: '/v1/balances' }, { kind: 'hang' }, 1);
+    void heldRead.waitForHits(1).then(() => reasoned.abort(new Error('shutting down')));
     expect(await fails('aborted with reason', () => member.balances.list({ signal: reasoned.signal }))).toBeInstanceOf(AbortError);
-    await pause(320);
+    await heldRead.release();
   });
 
   it('a small burst through a MemoryRateLimiter, with a 429 in the middle', async () => {
@@ -713,7 +730,7 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
         attempt(`burst order ${i}`, () => member.withdrawals.create({ asset: 'USDT', amount: '1', to_address: `T-burst-${i}` })),
       ),
     ];
-    await pause(5);
+    await new Promise((r) => setImmediate(r)); // the burst has started: some calls wait in the limiter
     collectObject('limiter mid-burst', limiter);
     collectObject('limiter usage mid-burst', limiter.usage('reads'));
     const results = await Promise.all(burst);

@@ -2,7 +2,7 @@
 import { ApiPromiseImpl } from '../../src/core/api-promise.js';
 import { PageIterator } from '../../src/core/pagination.js';
 import type { ApiPromise, CallArgs, EndpointCaller, ListArgs, Page, PagePromise } from '../../src/core/types.js';
-import { createMerchantNamespaces, MemberView } from '../../src/resources/index.js';
+import { Assets, MemberView, MerchantAccount, MerchantRemittances, Members, Reports, Sandbox } from '../../src/resources/index.js';
 import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
 import type { Root } from './samples.js';
 
@@ -17,7 +17,7 @@ export class FakeCaller implements EndpointCaller {
   reply: unknown = {};
 
   call<T>(endpoint: EndpointDescriptor<T>, args: CallArgs = {}): ApiPromise<T> {
-    this.calls.push({ endpoint: endpoint as EndpointDescriptor, args, kind: 'call' });
+    this.calls.push({ endpoint: endpoint, args, kind: 'call' });
     const data = endpoint.response.parse(this.reply);
     return new ApiPromiseImpl(
       Promise.resolve({
@@ -28,12 +28,20 @@ export class FakeCaller implements EndpointCaller {
   }
 
   list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T> = {}): PagePromise<T> {
-    this.calls.push({ endpoint: endpoint as EndpointDescriptor, args, kind: 'list' });
+    this.calls.push({ endpoint: endpoint, args, kind: 'list' });
     return new PageIterator<T>(async () => endpoint.response.parse(this.reply));
   }
 }
 
 /** The client's namespaces over a fake caller. */
 export function fakeRoot(api: EndpointCaller): Root {
-  return { ...createMerchantNamespaces(api), member: (id: string) => new MemberView(api, id) };
+  return {
+    merchant: new MerchantAccount(api),
+    reports: new Reports(api),
+    remittances: new MerchantRemittances(api),
+    assets: new Assets(api),
+    members: new Members(api),
+    sandbox: new Sandbox(api),
+    member: (id: string) => new MemberView(api, id),
+  };
 }

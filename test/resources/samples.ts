@@ -7,15 +7,12 @@
  * the descriptors, so that a wrong descriptor flag fails a test.
  */
 import type { CallOptions } from '../../src/core/types.js';
-import type { MemberView } from '../../src/resources/index.js';
-import type { MerchantNamespaces } from '../../src/resources/index.js';
+import type { MerchantClient } from '../../src/client.js';
 import { Decimal } from '../../src/money.js';
 import * as F from '../schemas/fixtures.js';
 
-/** What the client and a fake root both offer. */
-export interface Root extends MerchantNamespaces {
-  member(id: string): MemberView;
-}
+/** What the client and a fake root both offer: its namespaces and the member view. */
+export type Root = Pick<MerchantClient, 'merchant' | 'reports' | 'remittances' | 'assets' | 'members' | 'sandbox' | 'member'>;
 
 export interface Sample {
   /** `METHOD /path?query` exactly as it must arrive. */

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AcceptedButUnreadableError, MerchantClient } from '../../src/index.js';
 import { createSandbox, type Sandbox, type SandboxServer } from '../../src/testing/index.js';
 import { TestClient, viaFetch } from './harness.js';
 
@@ -123,10 +124,95 @@ describe('fault injection over real sockets', () => {
     expect((await c.call('POST', W, { member, key: true, body })).status).toBe(201);
   });
 
+  it('hang: holds the request unanswered with its key claimed until release(), then processes it normally', async () => {
+    const { sb, c, member } = await served();
+    const f = sb.faults.inject({ path: W }, { kind: 'hang' }, { times: 3 });
+    const key = randomUUID();
+    let answered = false;
+    const held = c.call('POST', W, { member, key, body }).then((r) => {
+      answered = true;
+      return r;
+    });
+    await f.waitForHits(1);
+    // While it is held: nothing executed, and the same key meets 409 in progress (held too).
+    const retry = c.call('POST', W, { member, key, body });
+    await f.waitForHits(2);
+    expect(answered).toBe(false);
+    expect(sb.state.countEffects()).toBe(0);
+    // release() resolves once both held requests have their answers: the first one ran.
+    await f.release();
+    expect(sb.state.countEffects('withdrawal.create')).toBe(1);
+    const [first, second] = await Promise.all([held, retry]);
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(409);
+    expect(second.json.code).toBe('idempotency_in_progress');
+    expect(sb.state.countEffects('withdrawal.create')).toBe(1);
+    // Released for good: later requests it hits are not held; and the key replays.
+    expect((await c.call('POST', W, { member, key, body })).headers['x-idempotent-replay']).toBe('true');
+    expect(f.hits).toBe(3);
+    await expect(f.waitForHits(3)).resolves.toBeUndefined();
+  });
+
   it('timestamp_skew: 401 timestamp_out_of_range', async () => {
     const { sb, c, member } = await served();
     sb.faults.inject({ path: W }, { kind: 'timestamp_skew' });
     expect((await c.call('POST', W, { member, key: true, body })).json.code).toBe('timestamp_out_of_range');
+  });
+
+  it('garble: the request executes and is stored, the 2xx goes out with an empty body; the retry replays it intact', async () => {
+    const { sb, c, member } = await served();
+    sb.faults.inject({ method: 'POST', path: W }, { kind: 'garble' });
+    const key = randomUUID();
+    const spoiled = await c.call('POST', W, { member, key, body });
+    expect(spoiled.status).toBe(201);
+    expect(spoiled.text).toBe('');
+    expect(spoiled.headers['x-request-id']).toMatch(/./);
+    expect(sb.state.countEffects('withdrawal.create')).toBe(1);
+    expect(sb.state.balance(member, 'USDT')).toMatchObject({ available: '90.000000', withdrawing: '10.000000' });
+    const retry = await c.call('POST', W, { member, key, body });
+    expect(retry.status).toBe(201);
+    expect(retry.headers['x-idempotent-replay']).toBe('true');
+    expect(retry.json).toMatchObject({ status: 'locked', asset: 'USDT', amount: '10.000000', to_address: 'T' });
+    expect(sb.state.countEffects('withdrawal.create')).toBe(1);
+  });
+
+  it('garble with a body and a status: both replace the answer; a non-2xx outcome goes out unchanged', async () => {
+    const { sb, c, member } = await served();
+    sb.faults.inject({ path: W }, { kind: 'garble', body: '{"id":"wdr_', status: 200 }, { times: 2 });
+    const spoiled = await c.call('POST', W, { member, key: true, body });
+    expect(spoiled.status).toBe(200);
+    expect(spoiled.text).toBe('{"id":"wdr_');
+    expect(spoiled.json).toBeUndefined();
+    // 100 available, 10 debited: 1000 is refused, and the refusal is not garbled.
+    const refused = await c.call('POST', W, { member, key: true, body: { ...body, amount: '1000' } });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ code: 'insufficient_balance', request_id: refused.headers['x-request-id'] });
+    expect(sb.faults.list()).toHaveLength(0);
+    expect(sb.state.countEffects('withdrawal.create')).toBe(1);
+  });
+
+  it('garble through the SDK: the accepted call is reported as accepted but unreadable, and the key recovers it', async () => {
+    const { sb, url, member } = await served();
+    const client = new MerchantClient({
+      baseUrl: url,
+      ...sb.credentials,
+      backoff: { baseDelayMs: 1, inProgressDelayMs: 5, maxDelayMs: 20 },
+    });
+    sb.faults.inject({ method: 'POST', path: W }, { kind: 'garble' });
+    const key = randomUUID();
+    const err = await client
+      .member(member)
+      .withdrawals.create(body, { idempotencyKey: key })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(AcceptedButUnreadableError);
+    expect(err).toMatchObject({ status: 201, idempotencyKey: key });
+    const again = await client.member(member).withdrawals.create(body, { idempotencyKey: key }).withResponse();
+    expect(again.response.replayed).toBe(true);
+    expect(again.data).toMatchObject({ amount: '10.000000', to_address: 'T' });
+    expect(sb.state.countEffects('withdrawal.create')).toBe(1);
   });
 
   it('matches by method and path template, counts times, and can be removed or cleared', async () => {

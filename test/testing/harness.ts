@@ -3,14 +3,14 @@
  * with node:crypto, independently of both the SDK and the simulator's verifier.
  */
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import type { Sandbox, SandboxRequest, SandboxResponse } from '../../src/testing/index.js';
+import type { Sandbox, SandboxResponse } from '../../src/testing/index.js';
 
 /** A response with its parsed JSON body (undefined when not JSON). */
 export interface TestResponse {
   status: number;
   headers: Record<string, string>;
   text: string;
-  json: any;
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- parsed JSON of many shapes, read field by field in assertions
 }
 
 /** Sends a raw request somewhere (sandbox.handle or a socket). */
@@ -33,7 +33,7 @@ export function signHeaders(
 
 /** Transport over `sandbox.handle()`. */
 export function viaHandle(sandbox: Sandbox): Send {
-  return (req) => sandbox.handle(req as SandboxRequest);
+  return (req) => sandbox.handle(req);
 }
 
 /** Transport over a real socket with fetch. */

@@ -59,14 +59,15 @@ describe('idempotency', () => {
   it('answers idempotency_in_progress while the first request still runs', async () => {
     const { sb, m, c } = setup();
     await c.auth();
-    sb.faults.inject({ method: 'POST', path: '/v1/withdrawals' }, { kind: 'delay', ms: 150 });
+    // The first request is held (with its key claimed) until the test releases it.
+    const held = sb.faults.inject({ method: 'POST', path: '/v1/withdrawals' }, { kind: 'hang' });
     const key = randomUUID();
     const slow = c.call('POST', '/v1/withdrawals', { member: m.id, key, body });
-    // Let the first request claim the key before the second arrives.
-    await new Promise((r) => setImmediate(r));
+    await held.waitForHits(1);
     const concurrent = await c.call('POST', '/v1/withdrawals', { member: m.id, key, body });
     expect(concurrent.status).toBe(409);
     expect(concurrent.json.code).toBe('idempotency_in_progress');
+    await held.release();
     expect((await slow).status).toBe(201);
     const after = await c.call('POST', '/v1/withdrawals', { member: m.id, key, body });
     expect(after.headers['x-idempotent-replay']).toBe('true');

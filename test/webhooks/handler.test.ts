@@ -43,16 +43,19 @@ describe('createWebhookHandler over node:http', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let calls = 0;
+    let onStarted!: () => void;
+    const started = new Promise<void>((r) => (onStarted = r));
     const { url } = await serve({
       onEvent: async () => {
         calls++;
+        onStarted();
         await gate;
       },
     });
     const env = card('crd_1', 'active', 1);
     const first = post(url, JSON.stringify(env), headersFor(env));
-    // Wait until the first delivery holds the claim, then send the copy.
-    while (calls === 0) await new Promise((r) => setTimeout(r, 1));
+    // Once the first delivery holds the claim (its onEvent runs), send the copy.
+    await started;
     const second = await post(url, JSON.stringify(env), headersFor(env));
     expect(second.status).toBe(409);
     expect(second.body).toMatchObject({ received: false, error: 'in_progress' });
@@ -153,7 +156,7 @@ describe('createWebhookHandler over node:http', () => {
     expect((await deliver(url, env))[0]?.status).toBe(503);
     expect((await deliver(url, env))[0]?.status).toBe(409);
     finish();
-    while (!log.lines.some((l) => l.message.includes('recorded as processed'))) await new Promise((r) => setTimeout(r, 1));
+    await log.logged('recorded as processed');
     expect((await deliver(url, env))[0]?.body).toEqual({ received: true, duplicate: true });
     expect(calls).toBe(1);
   });

@@ -16,7 +16,7 @@ export interface Envelope {
   [extra: string]: unknown;
 }
 
-export function eventId(): string {
+function eventId(): string {
   return `evt_${randomBytes(12).toString('hex')}`;
 }
 
@@ -107,10 +107,27 @@ export async function deliver(url: string, env: Envelope, attempts = 1): Promise
 export function recordingLogger(): {
   lines: Array<{ level: string; message: string; fields?: unknown }>;
   logger: Record<'debug' | 'info' | 'warn' | 'error', (m: string, f?: unknown) => void>;
+  /** Resolves once a line whose message contains `text` has been logged (already, or later). */
+  logged(text: string): Promise<void>;
 } {
   const lines: Array<{ level: string; message: string; fields?: unknown }> = [];
-  const at = (level: string) => (message: string, fields?: unknown) => void lines.push({ level, message, fields });
-  return { lines, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };
+  const waiters: Array<{ text: string; resolve: () => void }> = [];
+  const at = (level: string) => (message: string, fields?: unknown) => {
+    lines.push({ level, message, fields });
+    for (const w of [...waiters]) {
+      if (!message.includes(w.text)) continue;
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  };
+  return {
+    lines,
+    logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
+    logged(text) {
+      if (lines.some((l) => l.message.includes(text))) return Promise.resolve();
+      return new Promise((resolve) => waiters.push({ text, resolve }));
+    },
+  };
 }
 
 /** Deterministic shuffle (mulberry32) so that a failing order can be replayed from its seed. */

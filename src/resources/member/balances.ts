@@ -2,10 +2,17 @@ import type { ApiPromise, CallOptions } from '../../core/types.js';
 import type { BalanceRow, BalancesEnvelope } from '../../schemas/balances.js';
 import { BALANCES_LIST } from '../../spec/endpoints.js';
 import { mapApiPromise } from '../guards.js';
-import { MemberResource } from './base.js';
+import type { MemberCaller } from './member-caller.js';
 
 /** Balances of one member (`GET /v1/balances`). */
-export class MemberBalances extends MemberResource {
+export class MemberBalances {
+  readonly #api: MemberCaller;
+
+  /** @internal Built by the member view, bound to its member. */
+  constructor(api: MemberCaller) {
+    this.#api = api;
+  }
+
   /**
    * The member's balance rows, one per asset (`GET /v1/balances`): the envelope's `data` array,
    * never the transitional `balances` copy.
@@ -31,6 +38,6 @@ export class MemberBalances extends MemberResource {
    * Errors: 400 `member_context_required`, 404 `member_not_found`.
    */
   envelope(options?: CallOptions): ApiPromise<BalancesEnvelope> {
-    return this.send(BALANCES_LIST, { options });
+    return this.#api.send(BALANCES_LIST, { options });
   }
 }

@@ -15,7 +15,7 @@ import {
   type LooseBody,
   type LooseQuery,
 } from '../guards.js';
-import { MemberResource } from './base.js';
+import type { MemberCaller } from './member-caller.js';
 import { activationBody, checkLimitOrder, limitValue } from './card-guards.js';
 
 /** Body of `POST /v1/cards/{id}/activate`. */
@@ -40,6 +40,7 @@ export interface CardLimitsParams {
 export interface CardProductQuoteQuery {
   /** A quick KYC `binding.id` of the same member. */
   readonly quick_kyc_binding_id?: string;
+  /** Other query parameters, sent as given. */
   readonly [key: string]: string | number | boolean | undefined;
 }
 
@@ -51,6 +52,7 @@ export interface CardApplyParams {
   readonly quick_kyc_binding_id?: string;
   /** Needed for a new quick KYC allocation when the member has no genuine L1. */
   readonly quick_kyc_email?: string;
+  /** Other fields, sent as given. */
   readonly [field: string]: unknown;
 }
 
@@ -63,7 +65,14 @@ export interface CardWithdrawParams {
 }
 
 /** Cards of one member (virtual and physical). */
-export class MemberCards extends MemberResource {
+export class MemberCards {
+  readonly #api: MemberCaller;
+
+  /** @internal Built by the member view, bound to its member. */
+  constructor(api: MemberCaller) {
+    this.#api = api;
+  }
+
   /**
    * Card products (`GET /v1/cards/products`).
    *
@@ -74,7 +83,7 @@ export class MemberCards extends MemberResource {
    * Errors: not shown.
    */
   products(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
-    return this.page(E.CARDS_PRODUCTS, { query: looseListQuery(params), options });
+    return this.#api.page(E.CARDS_PRODUCTS, { query: looseListQuery(params), options });
   }
 
   /**
@@ -88,7 +97,11 @@ export class MemberCards extends MemberResource {
    * @param productId - Card product id, `cpd_` prefix optional (passed as given).
    */
   productQuote(productId: string, query?: CardProductQuoteQuery, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(E.CARDS_PRODUCT_QUOTE, { pathParams: { id: checkId(productId, 'productId') }, query: checkQuery(query), options });
+    return this.#api.send(E.CARDS_PRODUCT_QUOTE, {
+      pathParams: { id: checkId(productId, 'productId') },
+      query: checkQuery(query),
+      options,
+    });
   }
 
   /**
@@ -103,7 +116,7 @@ export class MemberCards extends MemberResource {
    * Errors: not shown.
    */
   apply(params: CardApplyParams, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(E.CARDS_APPLY, { body: checkObject(params, 'params'), options });
+    return this.#api.send(E.CARDS_APPLY, { body: checkObject(params, 'params'), options });
   }
 
   /**
@@ -117,7 +130,7 @@ export class MemberCards extends MemberResource {
    * @param cardId - `crd_<uuid>`.
    */
   retrieve(cardId: string, options?: CallOptions): ApiPromise<CardRecord> {
-    return this.send(E.CARDS_RETRIEVE, { pathParams: { id: checkId(cardId, 'cardId') }, options });
+    return this.#api.send(E.CARDS_RETRIEVE, { pathParams: { id: checkId(cardId, 'cardId') }, options });
   }
 
   /**
@@ -136,7 +149,7 @@ export class MemberCards extends MemberResource {
    * @returns `{id, status: 'unfreezing'}`.
    */
   unfreeze(cardId: string, options?: CallOptions): ApiPromise<CardStatusResult> {
-    return this.send(E.CARDS_UNFREEZE, { pathParams: { id: checkId(cardId, 'cardId') }, body: {}, options });
+    return this.#api.send(E.CARDS_UNFREEZE, { pathParams: { id: checkId(cardId, 'cardId') }, body: {}, options });
   }
 
   /**
@@ -160,7 +173,7 @@ export class MemberCards extends MemberResource {
    */
   activate(cardId: string, params: CardActivateParams, options?: CallOptions): ApiPromise<CardStatusResult> {
     const id = checkId(cardId, 'cardId');
-    return this.send(E.CARDS_ACTIVATE, { pathParams: { id }, body: activationBody(checkObject(params, 'params')), options });
+    return this.#api.send(E.CARDS_ACTIVATE, { pathParams: { id }, body: activationBody(checkObject(params, 'params')), options });
   }
 
   /**
@@ -177,7 +190,7 @@ export class MemberCards extends MemberResource {
    * @param cardId - `crd_<uuid>`.
    */
   closeCheck(cardId: string, options?: CallOptions): ApiPromise<CardCloseCheck> {
-    return this.send(E.CARDS_CLOSE_CHECK, { pathParams: { id: checkId(cardId, 'cardId') }, options });
+    return this.#api.send(E.CARDS_CLOSE_CHECK, { pathParams: { id: checkId(cardId, 'cardId') }, options });
   }
 
   /**
@@ -192,7 +205,7 @@ export class MemberCards extends MemberResource {
    * @param cardId - `crd_<uuid>`.
    */
   close(cardId: string, params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(E.CARDS_CLOSE, { pathParams: { id: checkId(cardId, 'cardId') }, body: bodyOrEmpty(params), options });
+    return this.#api.send(E.CARDS_CLOSE, { pathParams: { id: checkId(cardId, 'cardId') }, body: bodyOrEmpty(params), options });
   }
 
   /**
@@ -215,7 +228,7 @@ export class MemberCards extends MemberResource {
         'card withdrawals do not accept reason=close; call cards.close() to return the whole balance.',
       );
     }
-    return this.send(E.CARDS_WITHDRAW, { pathParams: { id }, body: params, options });
+    return this.#api.send(E.CARDS_WITHDRAW, { pathParams: { id }, body: params, options });
   }
 
   /**
@@ -230,7 +243,7 @@ export class MemberCards extends MemberResource {
    * @param cardId - `crd_<uuid>`.
    */
   topUp(cardId: string, params: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(E.CARDS_TOP_UP, { pathParams: { id: checkId(cardId, 'cardId') }, body: checkObject(params, 'params'), options });
+    return this.#api.send(E.CARDS_TOP_UP, { pathParams: { id: checkId(cardId, 'cardId') }, body: checkObject(params, 'params'), options });
   }
 
   /**
@@ -264,6 +277,6 @@ export class MemberCards extends MemberResource {
     });
     checkLimitOrder(body.single, body.daily, 'single', 'daily');
     checkLimitOrder(body.daily, body.monthly, 'daily', 'monthly');
-    return this.send(E.CARDS_UPDATE_LIMITS, { pathParams: { id }, body, options });
+    return this.#api.send(E.CARDS_UPDATE_LIMITS, { pathParams: { id }, body, options });
   }
 }

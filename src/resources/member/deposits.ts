@@ -2,10 +2,17 @@ import type { ApiPromise, CallOptions } from '../../core/types.js';
 import type { LooseResult } from '../../schemas/common.js';
 import { DEPOSITS_DECLARE } from '../../spec/endpoints.js';
 import { checkObject, type LooseBody } from '../guards.js';
-import { MemberResource } from './base.js';
+import type { MemberCaller } from './member-caller.js';
 
 /** Deposits of one member. */
-export class MemberDeposits extends MemberResource {
+export class MemberDeposits {
+  readonly #api: MemberCaller;
+
+  /** @internal Built by the member view, bound to its member. */
+  constructor(api: MemberCaller) {
+    this.#api = api;
+  }
+
   /**
    * Declares a deposit for the member (`POST /v1/deposits`).
    *
@@ -20,6 +27,6 @@ export class MemberDeposits extends MemberResource {
    * Errors: not shown.
    */
   declare(params: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(DEPOSITS_DECLARE, { body: checkObject(params, 'params'), options });
+    return this.#api.send(DEPOSITS_DECLARE, { body: checkObject(params, 'params'), options });
   }
 }

@@ -2,17 +2,25 @@ import type { ApiPromise, CallOptions } from '../../core/types.js';
 import type { LooseResult } from '../../schemas/common.js';
 import { EXCHANGE_ORDER, EXCHANGE_QUOTE } from '../../spec/endpoints.js';
 import { checkObject, type LooseBody } from '../guards.js';
-import { MemberResource } from './base.js';
+import type { MemberCaller } from './member-caller.js';
 
 /** Body of `POST /v1/exchange/quotes`: only `lock` is named by the spec; other keys pass through. */
 export interface ExchangeQuoteParams {
   /** Locks the price; an expired locked quote is always rejected. */
   readonly lock?: boolean;
+  /** Other fields, sent as given. */
   readonly [field: string]: unknown;
 }
 
 /** Internal exchange of one member. */
-export class MemberExchange extends MemberResource {
+export class MemberExchange {
+  readonly #api: MemberCaller;
+
+  /** @internal Built by the member view, bound to its member. */
+  constructor(api: MemberCaller) {
+    this.#api = api;
+  }
+
   /**
    * Quotes an internal exchange (`POST /v1/exchange/quotes`); `lock: true` locks the price.
    *
@@ -24,7 +32,7 @@ export class MemberExchange extends MemberResource {
    * Errors: not shown.
    */
   quote(params: ExchangeQuoteParams, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(EXCHANGE_QUOTE, { body: checkObject(params, 'params'), options });
+    return this.#api.send(EXCHANGE_QUOTE, { body: checkObject(params, 'params'), options });
   }
 
   /**
@@ -37,6 +45,6 @@ export class MemberExchange extends MemberResource {
    * Errors: not shown.
    */
   order(params: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(EXCHANGE_ORDER, { body: checkObject(params, 'params'), options });
+    return this.#api.send(EXCHANGE_ORDER, { body: checkObject(params, 'params'), options });
   }
 }

@@ -3,7 +3,7 @@ import type { LooseResult } from '../../schemas/common.js';
 import type { KycApplication, QuickKycResult } from '../../schemas/kyc.js';
 import { KYC_CREATE_SESSION, KYC_QUICK_BIND, KYC_STATUS, KYC_SUBMIT_APPLICATION } from '../../spec/endpoints.js';
 import { bodyOrEmpty, checkObject, checkQuery, checkOptionalText, compact, type LooseBody, type LooseQuery } from '../guards.js';
-import { MemberResource } from './base.js';
+import type { MemberCaller } from './member-caller.js';
 
 /** Body of `POST /v1/kyc/applications`. */
 export interface KycApplicationParams {
@@ -30,7 +30,14 @@ export interface QuickKycParams {
 }
 
 /** Identity verification of one member. */
-export class MemberKyc extends MemberResource {
+export class MemberKyc {
+  readonly #api: MemberCaller;
+
+  /** @internal Built by the member view, bound to its member. */
+  constructor(api: MemberCaller) {
+    this.#api = api;
+  }
+
   /**
    * Submits the member's L1 KYC (`POST /v1/kyc/applications`). Emits no webhook; approval,
    * rejection or a supplement request emits `kyc.result.updated`. Poll {@link MemberKyc.status}.
@@ -54,7 +61,7 @@ export class MemberKyc extends MemberResource {
       card_product_id: checkOptionalText(params.card_product_id, 'card_product_id'),
       profile: checkObject(params.profile, 'profile'),
     });
-    return this.send(KYC_SUBMIT_APPLICATION, { body, options });
+    return this.#api.send(KYC_SUBMIT_APPLICATION, { body, options });
   }
 
   /**
@@ -79,7 +86,7 @@ export class MemberKyc extends MemberResource {
       country: checkOptionalText(params.country, 'country'),
       identity_type: checkOptionalText(params.identity_type, 'identity_type'),
     });
-    return this.send(KYC_QUICK_BIND, { body, options });
+    return this.#api.send(KYC_QUICK_BIND, { body, options });
   }
 
   /**
@@ -91,7 +98,7 @@ export class MemberKyc extends MemberResource {
    * Errors: not shown.
    */
   status(query?: LooseQuery, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(KYC_STATUS, { query: checkQuery(query), options });
+    return this.#api.send(KYC_STATUS, { query: checkQuery(query), options });
   }
 
   /**
@@ -103,6 +110,6 @@ export class MemberKyc extends MemberResource {
    * Errors: not shown.
    */
   createSession(params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(KYC_CREATE_SESSION, { body: bodyOrEmpty(params), options });
+    return this.#api.send(KYC_CREATE_SESSION, { body: bodyOrEmpty(params), options });
   }
 }

@@ -13,7 +13,7 @@ import {
   type ListParams,
   type LooseQuery,
 } from '../guards.js';
-import { MemberResource } from './base.js';
+import type { MemberCaller } from './member-caller.js';
 
 /** Payer keys the service accepts for a QR quote (unknown keys are discarded by the service). */
 export interface QrPayer {
@@ -75,7 +75,14 @@ export interface QrPayParams {
 }
 
 /** QR-code payments of one member. */
-export class MemberQrpay extends MemberResource {
+export class MemberQrpay {
+  readonly #api: MemberCaller;
+
+  /** @internal Built by the member view, bound to its member. */
+  constructor(api: MemberCaller) {
+    this.#api = api;
+  }
+
   /**
    * The supported QR standards (`GET /v1/qrpay/schemes`), a prerequisite of quotes.
    *
@@ -86,7 +93,7 @@ export class MemberQrpay extends MemberResource {
    * Errors: not shown.
    */
   schemes(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
-    return this.page(QRPAY_SCHEMES, { query: looseListQuery(params), options });
+    return this.#api.page(QRPAY_SCHEMES, { query: looseListQuery(params), options });
   }
 
   /**
@@ -100,7 +107,7 @@ export class MemberQrpay extends MemberResource {
    * Errors: not shown.
    */
   decode(params: Readonly<Record<string, unknown>>, options?: CallOptions): ApiPromise<QrDecodeResult> {
-    return this.send(QRPAY_DECODE, { body: checkObject(params, 'params'), options });
+    return this.#api.send(QRPAY_DECODE, { body: checkObject(params, 'params'), options });
   }
 
   /**
@@ -133,7 +140,7 @@ export class MemberQrpay extends MemberResource {
       preferred_asset: checkOptionalText(params.preferred_asset, 'preferred_asset'),
       payer: params.payer === undefined ? undefined : checkObject(params.payer, 'payer'),
     });
-    return this.send(QRPAY_QUOTE, { body, options });
+    return this.#api.send(QRPAY_QUOTE, { body, options });
   }
 
   /**
@@ -147,6 +154,6 @@ export class MemberQrpay extends MemberResource {
    * Errors: not shown.
    */
   pay(params: QrPayParams, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(QRPAY_PAY, { body: checkObject(params, 'params'), options });
+    return this.#api.send(QRPAY_PAY, { body: checkObject(params, 'params'), options });
   }
 }

@@ -9,12 +9,13 @@ import type {
 } from '../../schemas/remittances.js';
 import * as E from '../../spec/endpoints.js';
 import { amount, checkId, checkObject, checkQuery, looseListQuery, type ListParams, type LooseBody, type LooseQuery } from '../guards.js';
-import { MemberResource } from './base.js';
+import type { MemberCaller } from './member-caller.js';
 
 /** Body of `POST /v1/remit/payees`: `clearing_system` is named; other keys pass through. */
 export interface PayeeCreateParams {
   /** One of a corridor's `clearing_systems`, exactly as returned (letter case preserved). */
   readonly clearing_system?: string;
+  /** Other fields, sent as given. */
   readonly [field: string]: unknown;
 }
 
@@ -22,11 +23,19 @@ export interface PayeeCreateParams {
 export interface ReconfirmParams {
   /** The slippage action's `new_total`, sent unchanged (a string, never re-formatted). */
   readonly new_total: string;
+  /** Other fields, sent as given. */
   readonly [field: string]: unknown;
 }
 
 /** Remittances of one member (express and personal 'pobo' lines). */
-export class MemberRemittances extends MemberResource {
+export class MemberRemittances {
+  readonly #api: MemberCaller;
+
+  /** @internal Built by the member view, bound to its member. */
+  constructor(api: MemberCaller) {
+    this.#api = api;
+  }
+
   /**
    * Quotes a remittance (`POST /v1/remit/quotes`). Upstream quotes live 75 seconds.
    *
@@ -36,7 +45,7 @@ export class MemberRemittances extends MemberResource {
    * Errors: not shown.
    */
   quote(params: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(E.REMITTANCES_QUOTE, { body: checkObject(params, 'params'), options });
+    return this.#api.send(E.REMITTANCES_QUOTE, { body: checkObject(params, 'params'), options });
   }
 
   /**
@@ -49,7 +58,7 @@ export class MemberRemittances extends MemberResource {
    * Errors: not shown beyond `corridor_not_supported` (a corridor missing any of its four parts).
    */
   payeeFormSchema(query?: LooseQuery, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(E.REMITTANCES_PAYEE_FORM_SCHEMA, { query: checkQuery(query), options });
+    return this.#api.send(E.REMITTANCES_PAYEE_FORM_SCHEMA, { query: checkQuery(query), options });
   }
 
   /**
@@ -63,7 +72,7 @@ export class MemberRemittances extends MemberResource {
    * and `invalid_fields` with `fields` (`key`, `reason`).
    */
   createPayee(params: PayeeCreateParams, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(E.REMITTANCES_CREATE_PAYEE, { body: checkObject(params, 'params'), options });
+    return this.#api.send(E.REMITTANCES_CREATE_PAYEE, { body: checkObject(params, 'params'), options });
   }
 
   /**
@@ -79,7 +88,7 @@ export class MemberRemittances extends MemberResource {
    * @throws InvalidArgumentError when `limit` is not an integer from 1 to 100.
    */
   list(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<RemittanceRecord> {
-    return this.page(E.REMITTANCES_LIST, { query: looseListQuery(params), options });
+    return this.#api.page(E.REMITTANCES_LIST, { query: looseListQuery(params), options });
   }
 
   /**
@@ -93,7 +102,7 @@ export class MemberRemittances extends MemberResource {
    * @param remittanceId - With or without the `rmt_` prefix (passed as given).
    */
   retrieve(remittanceId: string, options?: CallOptions): ApiPromise<RemittanceRecord> {
-    return this.send(E.REMITTANCES_RETRIEVE, { pathParams: { id: checkId(remittanceId, 'remittanceId') }, options });
+    return this.#api.send(E.REMITTANCES_RETRIEVE, { pathParams: { id: checkId(remittanceId, 'remittanceId') }, options });
   }
 
   /**
@@ -113,7 +122,7 @@ export class MemberRemittances extends MemberResource {
    * @param remittanceId - With or without the `rmt_` prefix.
    */
   pendingAction(remittanceId: string, options?: CallOptions): ApiPromise<PendingActionResult> {
-    return this.send(E.REMITTANCES_PENDING_ACTION, { pathParams: { id: checkId(remittanceId, 'remittanceId') }, options });
+    return this.#api.send(E.REMITTANCES_PENDING_ACTION, { pathParams: { id: checkId(remittanceId, 'remittanceId') }, options });
   }
 
   /**
@@ -135,7 +144,7 @@ export class MemberRemittances extends MemberResource {
       throw new InvalidArgumentError('new_total', "must be the slippage action's new_total string, sent unchanged.");
     }
     amount(params.new_total, 'new_total');
-    return this.send(E.REMITTANCES_RECONFIRM, { pathParams: { id }, body: params, options });
+    return this.#api.send(E.REMITTANCES_RECONFIRM, { pathParams: { id }, body: params, options });
   }
 
   /**
@@ -155,7 +164,7 @@ export class MemberRemittances extends MemberResource {
    * @returns `{id, status: 'canceled'}`.
    */
   cancel(remittanceId: string, options?: CallOptions): ApiPromise<RemittanceCancelResult> {
-    return this.send(E.REMITTANCES_CANCEL, { pathParams: { id: checkId(remittanceId, 'remittanceId') }, body: {}, options });
+    return this.#api.send(E.REMITTANCES_CANCEL, { pathParams: { id: checkId(remittanceId, 'remittanceId') }, body: {}, options });
   }
 
   /**
@@ -174,6 +183,6 @@ export class MemberRemittances extends MemberResource {
    * @returns `{id, status: 'reviewing'}` (201), or the application under review with `reused: true` (200).
    */
   applyPersonalAccount(options?: CallOptions): ApiPromise<PersonalAccountApplication> {
-    return this.send(E.REMITTANCES_APPLY_PERSONAL_ACCOUNT, { body: {}, options });
+    return this.#api.send(E.REMITTANCES_APPLY_PERSONAL_ACCOUNT, { body: {}, options });
   }
 }

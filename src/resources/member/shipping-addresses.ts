@@ -2,7 +2,7 @@ import type { ApiPromise, CallOptions } from '../../core/types.js';
 import type { LooseResult } from '../../schemas/common.js';
 import { SHIPPING_ADDRESSES_UPDATE } from '../../spec/endpoints.js';
 import { checkId, checkObject } from '../guards.js';
-import { MemberResource } from './base.js';
+import type { MemberCaller } from './member-caller.js';
 
 /**
  * Body of `PATCH /v1/shipping-addresses/{id}`: the fields the spec's example names. Which six are
@@ -32,7 +32,14 @@ export interface ShippingAddressParams {
 }
 
 /** Shipping addresses of one member. */
-export class MemberShippingAddresses extends MemberResource {
+export class MemberShippingAddresses {
+  readonly #api: MemberCaller;
+
+  /** @internal Built by the member view, bound to its member. */
+  constructor(api: MemberCaller) {
+    this.#api = api;
+  }
+
   /**
    * Replaces a shipping address as a whole (`PATCH /v1/shipping-addresses/{id}`).
    *
@@ -47,7 +54,7 @@ export class MemberShippingAddresses extends MemberResource {
    * @param addressId - The address id.
    */
   update(addressId: string, params: ShippingAddressParams, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(SHIPPING_ADDRESSES_UPDATE, {
+    return this.#api.send(SHIPPING_ADDRESSES_UPDATE, {
       pathParams: { id: checkId(addressId, 'addressId') },
       body: checkObject(params, 'params'),
       options,

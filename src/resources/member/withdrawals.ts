@@ -15,7 +15,7 @@ import {
   type LooseBody,
   type LooseQuery,
 } from '../guards.js';
-import { MemberResource } from './base.js';
+import type { MemberCaller } from './member-caller.js';
 
 /** Body of `POST /v1/withdrawals`. */
 export interface WithdrawalCreateParams {
@@ -28,7 +28,14 @@ export interface WithdrawalCreateParams {
 }
 
 /** Withdrawals of one member: debit, then confirm or fail after the on-chain payment. */
-export class MemberWithdrawals extends MemberResource {
+export class MemberWithdrawals {
+  readonly #api: MemberCaller;
+
+  /** @internal Built by the member view, bound to its member. */
+  constructor(api: MemberCaller) {
+    this.#api = api;
+  }
+
   /**
    * Debits a withdrawal from the member's `available` into `withdrawing` (`POST /v1/withdrawals`).
    * The merchant pays on-chain afterwards, then calls {@link MemberWithdrawals.confirm} or
@@ -58,7 +65,7 @@ export class MemberWithdrawals extends MemberResource {
       amount: amount(params.amount, 'amount'),
       to_address: checkMaxChars(checkText(params.to_address, 'to_address'), 'to_address', 200),
     };
-    return this.send(WITHDRAWALS_CREATE, { body, options });
+    return this.#api.send(WITHDRAWALS_CREATE, { body, options });
   }
 
   /**
@@ -75,7 +82,7 @@ export class MemberWithdrawals extends MemberResource {
    * @param withdrawalId - `wdr_<uuid>`.
    */
   confirm(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(WITHDRAWALS_CONFIRM, {
+    return this.#api.send(WITHDRAWALS_CONFIRM, {
       pathParams: { id: checkId(withdrawalId, 'withdrawalId') },
       body: bodyOrEmpty(params),
       options,
@@ -94,7 +101,11 @@ export class MemberWithdrawals extends MemberResource {
    * @param withdrawalId - `wdr_<uuid>`.
    */
   fail(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
-    return this.send(WITHDRAWALS_FAIL, { pathParams: { id: checkId(withdrawalId, 'withdrawalId') }, body: bodyOrEmpty(params), options });
+    return this.#api.send(WITHDRAWALS_FAIL, {
+      pathParams: { id: checkId(withdrawalId, 'withdrawalId') },
+      body: bodyOrEmpty(params),
+      options,
+    });
   }
 
   /**
@@ -110,6 +121,6 @@ export class MemberWithdrawals extends MemberResource {
    * @throws InvalidArgumentError when `limit` is not an integer from 1 to 100.
    */
   addresses(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
-    return this.page(WITHDRAWALS_ADDRESSES, { query: looseListQuery(params), options });
+    return this.#api.page(WITHDRAWALS_ADDRESSES, { query: looseListQuery(params), options });
   }
 }

@@ -11,7 +11,7 @@ import type { RouteContext, RouteDef } from './context.js';
 import { owned } from './fields.js';
 
 /** The six items the simulator requires. */
-export const REQUIRED_ADDRESS_FIELDS = ['country', 'recipient_last', 'recipient_first', 'phone_number', 'city', 'line1'] as const;
+const REQUIRED_ADDRESS_FIELDS = ['country', 'recipient_last', 'recipient_first', 'phone_number', 'city', 'line1'] as const;
 const OPTIONAL_ADDRESS_FIELDS = ['phone_code', 'postal_code', 'line2'] as const;
 
 function readAddress(body: Record<string, unknown>): Record<string, string> {

@@ -78,7 +78,7 @@ export const cardFundsRoutes: RouteDef[] = [
       const avail = m.balances.get('USDT')?.available;
       if (!avail || avail.lt(need)) fail('insufficient_balance', 'available USDT balance is too low.');
       debit(m, 'USDT', 'available', p.issuance_fee);
-      move(m, 'USDT', 'available', 'card', topup);
+      move(m, { asset: 'USDT', from: 'available', to: 'card', amount: topup });
       const appUuid = uuid();
       const card = makeCard({
         id: `crd_${uuid()}`,
@@ -125,7 +125,7 @@ export const cardFundsRoutes: RouteDef[] = [
       const amount = parsePositive(body['amount'], c.scale, 'amount');
       if (c.status !== 'active') fail('state_invalid', `The card is ${c.status}.`);
       const m = ctx.requireMember();
-      move(m, asset.code, 'available', 'card', amount);
+      move(m, { asset: asset.code, from: 'available', to: 'card', amount });
       c.balance = c.balance.plus(amount);
       const id = `ctp_${uuid()}`;
       ctx.store.objects.set(id, { id, card_id: c.id, status: 'credited', asset: asset.code, amount: fmt(amount, c.scale) });
@@ -156,7 +156,7 @@ export const cardFundsRoutes: RouteDef[] = [
       // Keeps the product's minimum retained balance, unlike close.
       if (withdrawableOf(c).lt(amount)) fail('insufficient_balance', 'The card balance that may be withdrawn is too low.');
       const m = ctx.requireMember();
-      move(m, c.funding_asset, 'card', 'available', amount, 'insufficient_balance');
+      move(m, { asset: c.funding_asset, from: 'card', to: 'available', amount }, 'insufficient_balance');
       c.balance = c.balance.minus(amount);
       const id = `cwd_${uuid()}`;
       ctx.effect('card.withdrawal', id, { memberId: m.id, asset: c.funding_asset, amount: amount.toFixed() });

@@ -19,7 +19,7 @@ export function cardOf(ctx: RouteContext): CardRecord {
 }
 
 /** Queues a card event for the card's member. */
-export function emitCard(ctx: RouteContext, type: string, c: CardRecord): void {
+function emitCard(ctx: RouteContext, type: string, c: CardRecord): void {
   ctx.emit({
     event_type: type,
     data: { object: 'card', id: c.id, external_member_id: externalIdOf(ctx.store, c.memberId), status: c.status },
@@ -139,7 +139,7 @@ export const cardRoutes: RouteDef[] = [
       const m = ctx.store.members.get(c.memberId);
       // Close returns the whole balance, ignoring the minimum retained amount.
       const returned = c.balance;
-      if (m && returned.gt(0)) move(m, c.funding_asset, 'card', 'available', returned, 'state_invalid');
+      if (m && returned.gt(0)) move(m, { asset: c.funding_asset, from: 'card', to: 'available', amount: returned }, 'state_invalid');
       c.balance = c.balance.mul(0);
       c.closeRequested = true;
       setStatus(ctx, c, 'closed');

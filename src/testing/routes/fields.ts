@@ -1,6 +1,6 @@
 /** Small body-field readers for routes; failures are 400 `invalid_request` unless stated. */
 import { fail } from '../errors.js';
-import type { MemberRecord, Store } from '../store.js';
+import { memberByRef, type MemberRecord, type Store } from '../store.js';
 
 /** Optional string field: absent is undefined, non-string is `invalid_request`. */
 export function optString(body: Record<string, unknown>, key: string, max?: number): string | undefined {
@@ -37,8 +37,7 @@ export function owned<T extends { memberId: string }>(
 
 /** Resolves a member by `mem_` id or external id; suspended members read as not found. */
 export function findMember(store: Store, ref: string): MemberRecord | undefined {
-  const byId = store.members.get(ref);
-  const m = byId ?? [...store.members.values()].find((x) => x.external_member_id === ref);
+  const m = memberByRef(store, ref);
   return m && m.status === 'active' ? m : undefined;
 }
 

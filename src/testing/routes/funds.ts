@@ -29,7 +29,7 @@ function settle(ctx: RouteContext, outcome: 'confirmed' | 'failed'): { status: n
     }
     debit(member, w.asset, 'withdrawing', w.amount, 'state_invalid');
   } else {
-    move(member, w.asset, 'withdrawing', 'available', w.amount, 'state_invalid');
+    move(member, { asset: w.asset, from: 'withdrawing', to: 'available', amount: w.amount }, 'state_invalid');
   }
   w.status = outcome;
   w.updated_at = ctx.now;
@@ -97,7 +97,7 @@ export const fundsRoutes: RouteDef[] = [
       const toAddress = reqString(body, 'to_address', 200);
       if (!ctx.store.merchant.lines.withdraw) fail('service_unavailable', 'The withdraw line is unavailable.');
       if (member.restricted) fail('request_rejected', 'The request was rejected.');
-      move(member, asset.code, 'available', 'withdrawing', amount);
+      move(member, { asset: asset.code, from: 'available', to: 'withdrawing', amount });
       const w: WithdrawalRecord = {
         id: `wdr_${uuid()}`,
         memberId: member.id,

@@ -6,17 +6,17 @@
 import { paginate } from '../cursor.js';
 import { fail } from '../errors.js';
 import { iso, uuid } from '../ids.js';
-import { kycLevel, newMember, type MemberRecord, type Store } from '../store.js';
+import { kycLevel, memberByRef, newMember, type MemberRecord, type Store } from '../store.js';
 import type { RouteDef } from './context.js';
 import { reqString } from './fields.js';
 
 /** Simulator-invented member shape. */
-export function memberView(m: MemberRecord): Record<string, unknown> {
+function memberView(m: MemberRecord): Record<string, unknown> {
   return { id: m.id, external_member_id: m.external_member_id, status: m.status, kyc_level: kycLevel(m), created_at: iso(m.created_at) };
 }
 
 function anyMember(store: Store, ref: string): MemberRecord {
-  const m = store.members.get(ref) ?? [...store.members.values()].find((x) => x.external_member_id === ref);
+  const m = memberByRef(store, ref);
   if (!m) fail('member_not_found', 'No such member.');
   return m;
 }

@@ -8,13 +8,14 @@ import { fail } from '../errors.js';
 import { iso, hex, uuid } from '../ids.js';
 import type { StoredResponse } from '../idempotency.js';
 import { Decimal, fmt, parsePositive } from '../money.js';
-import { prepaidOf, type LineName } from '../store.js';
+import type { LineName } from '../state-types.js';
+import { prepaidOf } from '../store.js';
 import type { RouteDef } from './context.js';
 import { optString, staticList } from './fields.js';
 
 const TOPUP_AMOUNT = /^\d{1,20}(\.\d{1,12})?$/;
 /** The fixed Chinese receipt prefix merged into `note` (spec: reference_no). */
-export const RECEIPT_PREFIX = '回单号：';
+const RECEIPT_PREFIX = '回单号：';
 const FAUCET_DEFAULT = '10000';
 const FAUCET_MAX = new Decimal(1_000_000);
 

@@ -7,7 +7,8 @@ import { fail } from '../errors.js';
 import { iso, uuid } from '../ids.js';
 import { Decimal, ceilTo, fmt, parsePositive } from '../money.js';
 import { FIAT_PER_USD, fiatToUsd, usdToAsset } from '../pricing.js';
-import type { CorridorRecord, Store } from '../store.js';
+import type { CorridorRecord } from '../state-types.js';
+import type { Store } from '../store.js';
 import type { RouteContext, RouteDef } from './context.js';
 import { optString, reqString, staticList } from './fields.js';
 

@@ -14,7 +14,7 @@ import type { RouteContext, RouteDef } from './context.js';
 import { owned, reqString, withPrefix } from './fields.js';
 
 /** Simulator-invented order shape. */
-export function remittanceView(store: Store, r: RemittanceRecord): Record<string, unknown> {
+function remittanceView(store: Store, r: RemittanceRecord): Record<string, unknown> {
   const scale = store.assets.get(r.asset).ledger_scale;
   return {
     id: r.id,
@@ -94,7 +94,7 @@ export const remittanceRoutes: RouteDef[] = [
         fail('invalid_request', 'new_total does not match the pending action');
       if (r.rounds >= MAX_ROUNDS) fail('state_invalid', 'Too many reconfirmation rounds.');
       const m = ctx.requireMember();
-      move(m, r.asset, 'available', 'locked', r.slippage.extra_locked);
+      move(m, { asset: r.asset, from: 'available', to: 'locked', amount: r.slippage.extra_locked });
       r.extraHolds.push(r.slippage.extra_locked);
       r.rounds += 1;
       r.status = 'processing';

@@ -4,7 +4,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 
 const CANDIDATES = [
@@ -16,7 +16,7 @@ const CANDIDATES = [
 ];
 
 /** Path of the redis-server binary: `REDIS_SERVER_BIN`, then PATH, then the usual places. */
-export function findRedisServer(): string | undefined {
+function findRedisServer(): string | undefined {
   const fromEnv = process.env['REDIS_SERVER_BIN'];
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
   for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
@@ -62,7 +62,9 @@ export interface RedisServer {
 
 /**
  * Starts `redis-server --port <free> --save '' --appendonly no` on 127.0.0.1 and waits until it
- * accepts connections. `port` restarts one on a known port (a restarted server is empty).
+ * says it accepts connections (its own log line: an event, not a polling deadline; the caller's
+ * time limit is the hang guard). `port` restarts one on a known port (a restarted server is
+ * empty).
  */
 export async function startRedisServer(port?: number): Promise<RedisServer> {
   if (REDIS_SERVER === undefined) throw new Error('redis-server not found');
@@ -81,14 +83,20 @@ export async function startRedisServer(port?: number): Promise<RedisServer> {
 function launch(bin: string, port: number): Promise<RedisServer> {
   const child: ChildProcess = spawn(
     bin,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'notice'],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
   let output = '';
-  child.stdout?.on('data', (b: Buffer) => (output += b.toString()));
-  child.stderr?.on('data', (b: Buffer) => (output += b.toString()));
+  let onReady!: () => void;
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  const collect = (b: Buffer): void => {
+    output += b.toString();
+    if (output.includes('Ready to accept connections')) onReady();
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -97,32 +105,8 @@ function launch(bin: string, port: number): Promise<RedisServer> {
     await exited;
     clearTimeout(timer);
   };
-  return (async () => {
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${output.slice(-500)}`);
-      if (await ping(port)) return { port, url: `redis://127.0.0.1:${port}`, stop };
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error(`redis-server did not start on ${port}: ${output.slice(-500)}`);
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
-}
-
-/** True when something answers PING on the port (a raw RESP exchange, no client library). */
-export function ping(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    const done = (ok: boolean): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(ok);
-    };
-    const timer = setTimeout(() => done(false), 500);
-    socket.on('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (d: Buffer) => done(d.toString().includes('PONG')));
-    socket.on('error', () => done(false));
+  return Promise.race([ready.then(() => 'ready' as const), exited.then(() => 'exited' as const)]).then((first) => {
+    if (first === 'exited') throw new Error(`redis-server exited with ${child.exitCode}: ${output.slice(-500)}`);
+    return { port, url: `redis://127.0.0.1:${port}`, stop };
   });
 }

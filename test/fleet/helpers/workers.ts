@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 
 /** A message a fixture sends to the parent. */
-export interface WorkerMessage {
+interface WorkerMessage {
   readonly type: string;
   readonly [field: string]: unknown;
 }
@@ -26,9 +26,15 @@ export interface WorkerMessage {
 export interface Worker {
   readonly child: ChildProcess;
   readonly messages: WorkerMessage[];
-  /** Resolves with the first message of `type` (already received or future); rejects if the worker exits first. */
+  /**
+   * Resolves with the first message of `type` (already received or future); rejects if the
+   * worker exits first, or after `timeoutMs` (default 200 s: a hang guard that names the worker,
+   * below the fleet tests' own limits; 20 processes starting on 2 loaded cores take a while).
+   */
   next(type: string, timeoutMs?: number): Promise<WorkerMessage>;
   send(message: Record<string, unknown>): void;
+  /** Resolves once every message the worker sent before answering this call has arrived. */
+  sync(): Promise<void>;
   /** Resolves with the exit code. */
   readonly exited: Promise<number | null>;
   kill(): void;
@@ -100,6 +106,7 @@ export async function startWorker(name: string, env: Record<string, string>, opt
     stdio: ['ignore', options.pipeOutput ? 'pipe' : 'inherit', options.pipeOutput ? 'pipe' : 'inherit', 'ipc'],
   });
   const messages: WorkerMessage[] = [];
+  let syncs = 0;
   const waiters: Array<{ type: string; resolve: (m: WorkerMessage) => void }> = [];
   child.on('message', (m: WorkerMessage) => {
     messages.push(m);
@@ -112,7 +119,7 @@ export async function startWorker(name: string, env: Record<string, string>, opt
     child,
     messages,
     exited,
-    next(type, timeoutMs = 60_000) {
+    next(type, timeoutMs = 200_000) {
       const seen = messages.find((m) => m.type === type);
       if (seen) return Promise.resolve(seen);
       return new Promise<WorkerMessage>((resolve, reject) => {
@@ -132,10 +139,54 @@ export async function startWorker(name: string, env: Record<string, string>, opt
       });
     },
     send(message) {
-      if (child.connected) child.send(message);
+      // A worker that is exiting may close its channel under a message: nothing to deliver then.
+      if (child.connected) child.send(message, () => undefined);
+    },
+    sync() {
+      const id = ++syncs;
+      return new Promise<void>((resolve, reject) => {
+        const onMessage = (m: WorkerMessage): void => {
+          if (m.type !== 'synced' || m['id'] !== id) return;
+          child.off('message', onMessage);
+          resolve();
+        };
+        child.on('message', onMessage);
+        void exited.then((code) => reject(new Error(`worker ${name} exited (${code}) before answering a sync`)));
+        child.send({ type: 'sync', id });
+      });
     },
     kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };
+}
+
+/**
+ * Drives the clock that `workers` share (fixtures/shared-clock.ts) and that `setNow` gives the
+ * simulator: time stands still while any worker is busy, and moves to the earliest wake-up
+ * among them once every worker has reported itself idle at the current time. Returns the
+ * current time.
+ */
+export function driveSharedClock(workers: readonly Worker[], start: number, setNow: (ms: number) => void): { now(): number } {
+  let now = start;
+  let epoch = 0;
+  const idle = new Map<Worker, { epoch: number; wake: number | null }>();
+  const advance = (): void => {
+    // A worker idle with no wake-up has finished for good (and may have exited): idle at any time.
+    if (workers.some((w) => idle.get(w)?.wake !== null && idle.get(w)?.epoch !== epoch)) return;
+    const wakes = workers.map((w) => idle.get(w)!.wake).filter((x): x is number => x !== null);
+    if (wakes.length === 0) return; // every worker is done
+    now = Math.max(now, Math.min(...wakes));
+    epoch++;
+    setNow(now);
+    for (const w of workers) if (idle.get(w)?.wake !== null) w.send({ type: 'time', now, epoch });
+  };
+  for (const w of workers) {
+    w.child.on('message', (m: WorkerMessage) => {
+      if (m.type !== 'idle') return;
+      idle.set(w, { epoch: Number(m['epoch']), wake: m['wake'] === null ? null : Number(m['wake']) });
+      advance();
+    });
+  }
+  return { now: () => now };
 }

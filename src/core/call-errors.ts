@@ -1,0 +1,133 @@
+import type { PreparedCall } from './call.js';
+import { answered, type CallProgress } from './call-progress.js';
+import {
+  AbortError,
+  AcceptedButUnreadableError,
+  CallInterruptedError,
+  ConnectionError,
+  MalformedResponseError,
+  MerchantSdkError,
+  RedirectRefusedError,
+  TimeoutError,
+  withCallState,
+  type CallState,
+} from './errors.js';
+import { printable } from './logger.js';
+import type { Redactor } from './redactor.js';
+import { retryClassFor, type AttemptFailure, type RetryRules } from './retry-policy.js';
+import { AttemptTimeoutError, RedirectError, ResponseTooLargeError } from './transport.js';
+
+/** The SDK error for a transport's rejection of one attempt (server text already redacted). */
+export function transportError(err: unknown, p: CallProgress, redactor: Redactor): Error {
+  const { call, signal } = p;
+  const what = `${call.method} ${stripQuery(call.path)}`;
+  const cause = sanitize(err, p, redactor);
+  if (signal?.aborted) return new AbortError(call.idempotencyKey, { cause: signal.reason });
+  if (err instanceof AttemptTimeoutError) {
+    return new TimeoutError(`No complete response within ${p.timeoutMs} ms (${what}).`, call.idempotencyKey, p.attempt, { cause });
+  }
+  if (err instanceof RedirectError) {
+    if (err.status !== undefined) answered(p, err.status, undefined);
+    return new RedirectRefusedError(err.status, err.locationOrigin, call.idempotencyKey);
+  }
+  if (err instanceof ResponseTooLargeError) return tooLarge(err, p, redactor, what);
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new ConnectionError(`Connection to the service failed (${what}): ${printable(reason)}`, call.idempotencyKey, p.attempt, { cause });
+}
+
+/** A body over the cap: accepted when its status was 2xx, malformed otherwise. */
+function tooLarge(err: ResponseTooLargeError, p: CallProgress, redactor: Redactor, what: string): Error {
+  const requestId = err.headers['x-request-id'];
+  answered(p, err.status, requestId === undefined ? undefined : redactor.redact(requestId, p.secrets));
+  const init = { status: err.status, requestId: p.requestId, idempotencyKey: p.call.idempotencyKey };
+  const message = `Response body exceeds ${err.limit} bytes (${what}).`;
+  if (err.status >= 200 && err.status < 300) {
+    return new AcceptedButUnreadableError(`HTTP ${err.status}: the call was accepted. ${message}`, { ...init, body: '' });
+  }
+  return new MalformedResponseError(message, { ...init, snippet: '' });
+}
+
+/** A copy of a foreign error with every secret masked (its message may quote a header value). */
+function sanitize(err: unknown, p: CallProgress, redactor: Redactor): unknown {
+  if (!(err instanceof Error)) return typeof err === 'string' ? redactor.redact(err, p.secrets) : err;
+  const copy = new Error(redactor.redact(err.message, p.secrets));
+  copy.name = err.name;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') Object.defineProperty(copy, 'code', { value: code, enumerable: true });
+  copy.stack = redactor.redact(err.stack ?? '', p.secrets);
+  return copy;
+}
+
+/**
+ * The error the caller gets: this call's own error with its state stamped, or, for an error
+ * another step raised (a token renewal shared by many calls, a limiter, a store), a copy that
+ * carries this call's state and says whether an earlier attempt may have executed.
+ */
+export function finalError(err: unknown, p: CallProgress, state: CallState, redactor: Redactor): Error {
+  if (err instanceof MerchantSdkError && p.own.has(err)) return withCallState(err, state, ownNote(err, p.call, state));
+  const sdkError =
+    err instanceof MerchantSdkError
+      ? err
+      : new CallInterruptedError(
+          `A step of the call failed: ${printable(redactor.redact(err instanceof Error ? err.message : String(err), p.secrets))}`,
+          { cause: sanitize(err, p, redactor) },
+        );
+  return withCallState(sdkError, state, stepNote(p.call, state), true);
+}
+
+/** What the caller of a write should know about an outcome the service may not have given. */
+function ownNote(err: MerchantSdkError, call: PreparedCall, state: CallState): string | undefined {
+  if (!movesState(call) || !(err instanceof ConnectionError || err instanceof AbortError)) return undefined;
+  return sentAdvice(state);
+}
+
+/** Writes can execute; reads and the token exchange cannot move money. */
+function movesState(call: PreparedCall): boolean {
+  return call.signed && call.bucket !== 'token';
+}
+
+function sentAdvice(state: CallState): string {
+  if (state.sent === 'no') return 'nothing reached the service: calling again is safe';
+  return state.idempotencyKey === undefined
+    ? 'the call may have executed and has no idempotency key: check its effect before calling again'
+    : `the call may have executed: retry with idempotency key ${state.idempotencyKey}`;
+}
+
+function stepNote(call: PreparedCall, state: CallState): string | undefined {
+  return movesState(call) ? `during ${call.method} ${stripQuery(call.path)}: ${sentAdvice(state)}` : undefined;
+}
+
+/** What the retry policy sees of a transport failure. */
+export function transportFailure(err: Error, sent: boolean): AttemptFailure {
+  if (err instanceof TimeoutError) return { kind: 'timeout', sent };
+  if (err instanceof MalformedResponseError || err instanceof AcceptedButUnreadableError) return { kind: 'malformed', status: err.status };
+  if (err instanceof RedirectRefusedError) return { kind: 'malformed', status: err.status ?? 300 };
+  return { kind: 'connection', sent };
+}
+
+/** Whether an attempt that failed may have reached the service. */
+export function reached(f: AttemptFailure): boolean {
+  return f.kind === 'malformed' || f.kind === 'api' || f.sent;
+}
+
+/** The retry class a retried failure belongs to (a transport failure retries like `api_error`). */
+export function retryClassOfFailure(f: AttemptFailure, rules: RetryRules): string {
+  if (f.kind === 'api') return retryClassFor(f.code, f.status, rules);
+  if (f.kind === 'malformed') return 'same_key';
+  return f.sent ? 'same_key' : 'not_sent';
+}
+
+/** A 429: nothing executed, the bucket is full. */
+export function isRateLimited(f: AttemptFailure): f is Extract<AttemptFailure, { kind: 'api' }> {
+  return f.kind === 'api' && (f.code === 'rate_limited' || f.status === 429);
+}
+
+/** A short name of a failure, for the retry log line and trace event. */
+export function failureLabel(f: AttemptFailure): string {
+  return f.kind === 'api' ? f.code : f.kind === 'malformed' ? `malformed_${f.status}` : f.kind;
+}
+
+function stripQuery(path: string): string {
+  const q = path.indexOf('?');
+  return q === -1 ? path : path.slice(0, q);
+}

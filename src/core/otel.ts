@@ -1,0 +1,223 @@
+import { SDK_VERSION } from '../version.js';
+import { NO_TELEMETRY, type CallEnd, type CallStart, type CallTrace, type Telemetry, type TraceAttributes } from './telemetry.js';
+
+/** Attribute values OpenTelemetry accepts (as far as the SDK sets them). */
+export type OpenTelemetryAttributeValue = string | number | boolean;
+
+/** A span, as far as the SDK uses one (a structural subset of `@opentelemetry/api`'s `Span`). */
+export interface OpenTelemetrySpan {
+  /** Sets attributes on the span. */
+  setAttributes(attributes: Record<string, OpenTelemetryAttributeValue>): unknown;
+  /** Adds a timed event. */
+  addEvent(name: string, attributes?: Record<string, OpenTelemetryAttributeValue>): unknown;
+  /** Sets the span status (`code` 2 is ERROR). */
+  setStatus(status: { code: number; message?: string }): unknown;
+  /** Ends the span. */
+  end(): void;
+}
+
+/** The subset of `@opentelemetry/api` the SDK uses, typed structurally so that no type of the package is needed. */
+export interface OpenTelemetryApi {
+  /** `trace` of `@opentelemetry/api`. */
+  readonly trace: {
+    getTracer(
+      name: string,
+      version?: string,
+    ): {
+      startSpan(
+        name: string,
+        options?: { kind?: number; attributes?: Record<string, OpenTelemetryAttributeValue> },
+        context?: unknown,
+      ): OpenTelemetrySpan;
+    };
+    setSpan(context: unknown, span: OpenTelemetrySpan): unknown;
+  };
+  /** `metrics` of `@opentelemetry/api`. */
+  readonly metrics: {
+    getMeter(
+      name: string,
+      version?: string,
+    ): {
+      createCounter(
+        name: string,
+        options?: { description?: string; unit?: string },
+      ): {
+        add(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
+      };
+      createHistogram(
+        name: string,
+        options?: { description?: string; unit?: string },
+      ): {
+        record(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
+      };
+    };
+  };
+  /** `context` of `@opentelemetry/api`. */
+  readonly context: { active(): unknown };
+  /** `propagation` of `@opentelemetry/api`. */
+  readonly propagation: { inject(context: unknown, carrier: Record<string, string>): void };
+}
+
+/** Client option: how the SDK reports to OpenTelemetry. */
+export interface TelemetryOptions {
+  /**
+   * The `@opentelemetry/api` module (`import * as api from '@opentelemetry/api'`). Default: the
+   * SDK loads it itself when it is installed (the calls made while it loads, usually the first
+   * one or two of a new client, are not traced); nothing is loaded when it is not installed.
+   */
+  readonly api?: OpenTelemetryApi;
+  /** `false` turns tracing and metrics off, even when `@opentelemetry/api` is installed. Default true. */
+  readonly enabled?: boolean;
+  /**
+   * Send the W3C trace context (`traceparent`, `tracestate`) of each call's span to the service.
+   * Default false: the service is a third party, and the headers name your trace ids.
+   */
+  readonly propagateContext?: boolean;
+}
+
+const SPAN_KIND_CLIENT = 2;
+const STATUS_ERROR = 2;
+const PREFIX = 'merchant_stablecoin';
+
+/** Drops undefined values: OpenTelemetry attributes cannot hold them. */
+function defined(attributes: TraceAttributes): Record<string, OpenTelemetryAttributeValue> {
+  const out: Record<string, OpenTelemetryAttributeValue> = {};
+  for (const [k, v] of Object.entries(attributes)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/**
+ * Telemetry over `@opentelemetry/api`: one CLIENT span per call named after the SDK method, with
+ * the call's state as attributes and its attempts, waits and repairs as events; and counters and
+ * a duration histogram. Never a member id, a secret or a body.
+ */
+class OpenTelemetryReporter implements Telemetry {
+  readonly #api: OpenTelemetryApi;
+  readonly #tracer: ReturnType<OpenTelemetryApi['trace']['getTracer']>;
+  readonly #propagate: boolean;
+  readonly #calls;
+  readonly #duration;
+  readonly #retries;
+  readonly #pauses;
+  readonly #tokens;
+
+  constructor(api: OpenTelemetryApi, propagate: boolean) {
+    this.#api = api;
+    this.#propagate = propagate;
+    this.#tracer = api.trace.getTracer('merchant-stablecoin', SDK_VERSION);
+    const meter = api.metrics.getMeter('merchant-stablecoin', SDK_VERSION);
+    this.#calls = meter.createCounter(`${PREFIX}.calls`, { description: 'SDK calls by endpoint and outcome' });
+    this.#duration = meter.createHistogram(`${PREFIX}.call.duration`, {
+      description: 'SDK call duration, retries and waits included',
+      unit: 'ms',
+    });
+    this.#retries = meter.createCounter(`${PREFIX}.retries`, { description: 'Automatic retries by endpoint and retry class' });
+    this.#pauses = meter.createCounter(`${PREFIX}.rate_limit.pauses`, { description: 'Rate-limit bucket pauses after a 429' });
+    this.#tokens = meter.createCounter(`${PREFIX}.token.exchanges`, { description: 'Token exchanges by outcome' });
+  }
+
+  startCall(start: CallStart): CallTrace {
+    const parent = this.#api.context.active();
+    const span = this.#tracer.startSpan(
+      start.name,
+      {
+        kind: SPAN_KIND_CLIENT,
+        attributes: defined({
+          'http.request.method': start.method,
+          'url.template': start.route,
+          [`${PREFIX}.endpoint`]: start.name,
+          [`${PREFIX}.idempotency_key`]: start.idempotencyKey,
+        }),
+      },
+      parent,
+    );
+    const started = performance.now();
+    return {
+      event: (name, attributes) => {
+        span.addEvent(name, defined(attributes));
+      },
+      inject: (headers) => {
+        if (this.#propagate) this.#api.propagation.inject(this.#api.trace.setSpan(parent, span), headers);
+      },
+      end: (result) => this.#end(span, start, result, performance.now() - started),
+    };
+  }
+
+  #end(span: OpenTelemetrySpan, start: CallStart, r: CallEnd, ms: number): void {
+    span.setAttributes(
+      defined({
+        'http.response.status_code': r.state.status,
+        'error.type': r.errorType === undefined ? undefined : (r.code ?? r.errorType),
+        [`${PREFIX}.request_id`]: r.state.requestId,
+        [`${PREFIX}.attempts`]: r.state.attempts,
+        [`${PREFIX}.call.sent`]: r.state.sent,
+        [`${PREFIX}.replayed`]: r.replayed,
+        [`${PREFIX}.error.code`]: r.code,
+        [`${PREFIX}.retry_class`]: r.retryClass,
+      }),
+    );
+    if (r.errorType !== undefined) span.setStatus({ code: STATUS_ERROR, message: r.outcome });
+    span.end();
+    const attributes = { endpoint: start.name, outcome: r.outcome };
+    this.#calls.add(1, attributes);
+    this.#duration.record(ms, attributes);
+    if (start.name === 'connect.token') this.#tokens.add(1, { outcome: r.outcome });
+  }
+
+  retry(name: string, retryClass: string): void {
+    this.#retries.add(1, { endpoint: name, retry_class: retryClass });
+  }
+
+  pause(bucket: string, ms: number): void {
+    void ms;
+    this.#pauses.add(1, { bucket });
+  }
+}
+
+/** Module name kept in a variable, so that bundlers do not try to resolve the optional peer. */
+const OTEL_MODULE = '@opentelemetry/api';
+let loading: Promise<OpenTelemetryApi | undefined> | undefined;
+
+/** Loads `@opentelemetry/api` once per process; undefined when it is not installed. */
+function loadApi(): Promise<OpenTelemetryApi | undefined> {
+  return (loading ??= import(/* @vite-ignore */ OTEL_MODULE).then(
+    (m: unknown) => {
+      // An ES namespace, or a CommonJS module behind `default`.
+      const ns = m as Partial<OpenTelemetryApi> & { default?: Partial<OpenTelemetryApi> };
+      const api = ns.trace !== undefined ? ns : ns.default;
+      return api?.trace !== undefined && api.metrics !== undefined ? (api as OpenTelemetryApi) : undefined;
+    },
+    () => undefined,
+  ));
+}
+
+/** Reports to the loaded API once it is there; until then (and without it) reports nothing. */
+class LazyReporter implements Telemetry {
+  #inner: Telemetry = NO_TELEMETRY;
+
+  constructor(propagate: boolean) {
+    void loadApi().then((api) => {
+      if (api !== undefined) this.#inner = new OpenTelemetryReporter(api, propagate);
+    });
+  }
+
+  startCall(start: CallStart): CallTrace {
+    return this.#inner.startCall(start);
+  }
+
+  retry(name: string, retryClass: string): void {
+    this.#inner.retry(name, retryClass);
+  }
+
+  pause(bucket: string, ms: number): void {
+    this.#inner.pause(bucket, ms);
+  }
+}
+
+/** The client's telemetry from its option. */
+export function createTelemetry(options: TelemetryOptions | undefined): Telemetry {
+  if (options?.enabled === false) return NO_TELEMETRY;
+  const propagate = options?.propagateContext === true;
+  if (options?.api !== undefined) return new OpenTelemetryReporter(options.api, propagate);
+  return new LazyReporter(propagate);
+}

@@ -1,0 +1,269 @@
+/**
+ * Tracing and metrics through the OpenTelemetry SDK's in-memory exporters, over a loopback server:
+ * what an on-call engineer reads of a call (spans, events, metrics, log lines), and that no
+ * secret or member id is ever among it.
+ */
+import * as otel from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { LogFields, MerchantClient, MerchantClientOptions } from '../../src/index.js';
+import { wireClient } from '../helpers/client.js';
+import { API_KEY, SIGNING_KEY, apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
+
+class TestReader extends MetricReader {
+  constructor() {
+    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
+  }
+  protected onForceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  protected onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+const spans = new InMemorySpanExporter();
+const reader = new TestReader();
+beforeAll(() => {
+  otel.trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
+  otel.metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+  otel.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+});
+
+const MEMBER = 'ext-member-7f3a';
+const PIN = '8642';
+const ORDER = { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '25.50', ledger_scale: 6, to_address: 'TQ7x1Vb9' };
+const WITHDRAWAL = { asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9' } as const;
+
+let server: WireServer;
+let client: MerchantClient;
+const logs: Array<{ level: string; message: string; fields: LogFields | undefined; args: number }> = [];
+const logger = Object.fromEntries(
+  (['debug', 'info', 'warn', 'error'] as const).map((level) => [
+    level,
+    (...args: unknown[]) => logs.push({ level, message: String(args[0]), fields: args[1] as LogFields | undefined, args: args.length }),
+  ]),
+);
+function traced(options: Partial<MerchantClientOptions> = {}): MerchantClient {
+  return wireClient(server.url, { telemetry: { api: otel }, logger, ...options });
+}
+
+beforeEach(async () => {
+  server = await startWireServer();
+  spans.reset();
+  logs.length = 0;
+  client = traced();
+});
+afterEach(async () => {
+  await client.close();
+  await server.close();
+});
+
+const byName = (name: string): ReadableSpan[] => spans.getFinishedSpans().filter((s) => s.name === name);
+const attr = (s: ReadableSpan, k: string): unknown => s.attributes[`merchant_stablecoin.${k}`];
+/** The events of a span, without the waits (whose presence depends on what was cached). */
+const eventsOf = (s: ReadableSpan): string[] => s.events.map((e) => e.name).filter((n) => !n.endsWith('.wait'));
+
+async function metric(name: string): Promise<Array<{ attributes: Record<string, unknown>; value: unknown }>> {
+  const { resourceMetrics }: { resourceMetrics: ResourceMetrics } = await reader.collect();
+  const found = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === `merchant_stablecoin.${name}`);
+  return (found?.dataPoints ?? []).map((d) => ({ attributes: d.attributes, value: d.value }));
+}
+const count = async (name: string, match: Record<string, unknown>): Promise<number> =>
+  (await metric(name))
+    .filter((d) => Object.entries(match).every(([k, v]) => d.attributes[k] === v))
+    .reduce((n, d) => n + (typeof d.value === 'number' ? d.value : (d.value as { count: number }).count), 0);
+
+describe('a successful call', () => {
+  it('is one CLIENT span named after the SDK method, with the call state as attributes, and a token exchange span of its own', async () => {
+    server.on('POST', '/v1/withdrawals', { status: 201, body: ORDER });
+    const before = await count('calls', { endpoint: 'withdrawals.create', outcome: 'success' });
+    const { response } = await client.member(MEMBER).withdrawals.create(WITHDRAWAL).withResponse();
+
+    const [span] = byName('withdrawals.create');
+    expect(span).toBeDefined();
+    expect(span!.kind).toBe(otel.SpanKind.CLIENT);
+    expect(span!.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'url.template': '/v1/withdrawals',
+      'http.response.status_code': 201,
+      'merchant_stablecoin.endpoint': 'withdrawals.create',
+      'merchant_stablecoin.idempotency_key': response.idempotencyKey,
+      'merchant_stablecoin.request_id': response.requestId,
+      'merchant_stablecoin.attempts': 1,
+      'merchant_stablecoin.call.sent': 'yes',
+      'merchant_stablecoin.replayed': false,
+    });
+    expect(span!.status.code).toBe(otel.SpanStatusCode.UNSET);
+    expect(eventsOf(span!)).toContain('attempt');
+    expect(byName('connect.token')).toHaveLength(1);
+    expect(await count('calls', { endpoint: 'withdrawals.create', outcome: 'success' })).toBe(before + 1);
+    expect(await count('call.duration', { endpoint: 'withdrawals.create', outcome: 'success' })).toBeGreaterThanOrEqual(1);
+    expect(await count('token.exchanges', { outcome: 'success' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it('log lines carry the span fields, and nothing undefined', async () => {
+    server.on('POST', '/v1/withdrawals', { status: 201, body: ORDER });
+    const { response } = await client.member(MEMBER).withdrawals.create(WITHDRAWAL).withResponse();
+    const line = logs.find((l) => l.message === 'call succeeded' && l.fields?.['endpoint'] === 'withdrawals.create');
+    expect(line?.fields).toMatchObject({
+      endpoint: 'withdrawals.create',
+      method: 'POST',
+      route: '/v1/withdrawals',
+      status: 201,
+      attempts: 1,
+      requestId: response.requestId,
+      idempotencyKey: response.idempotencyKey,
+      sent: 'yes',
+      replayed: false,
+    });
+    for (const l of logs) {
+      expect(l.args).toBe(l.fields === undefined ? 1 : 2);
+      for (const v of Object.values(l.fields ?? {})) expect(v).not.toBeUndefined();
+    }
+  });
+});
+
+describe('a retried call', () => {
+  it('has an event per attempt and a retry event with its class and wait; the retries counter moves', async () => {
+    server.on('POST', '/v1/withdrawals', [apiError(502, 'upstream_error'), { status: 201, body: ORDER }]);
+    const before = await count('retries', { endpoint: 'withdrawals.create', retry_class: 'same_key' });
+    await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
+    const [span] = byName('withdrawals.create');
+    expect(eventsOf(span!)).toEqual(['attempt', 'retry', 'attempt']);
+    const retry = span!.events.find((e) => e.name === 'retry')!;
+    expect(retry.attributes).toMatchObject({ attempt: 1, reason: 'upstream_error', 'merchant_stablecoin.retry_class': 'same_key' });
+    expect(typeof retry.attributes!['delay_ms']).toBe('number');
+    expect(span!.events.find((e) => e.name === 'attempt')!.attributes).toMatchObject({
+      attempt: 1,
+      'http.response.status_code': 502,
+      'merchant_stablecoin.error.code': 'upstream_error',
+    });
+    expect(attr(span!, 'attempts')).toBe(2);
+    expect(await count('retries', { endpoint: 'withdrawals.create', retry_class: 'same_key' })).toBe(before + 1);
+  });
+});
+
+describe('a 429 pause', () => {
+  it('is a rate_limit.pause event with its bucket, and the pauses counter moves for that bucket', async () => {
+    server.on('POST', '/v1/withdrawals', [
+      { status: 429, headers: { 'retry-after': '0' }, body: { error: { code: 'rate_limited', message: 'slow', retry_after: 0 } } },
+      { status: 201, body: ORDER },
+    ]);
+    const before = await count('rate_limit.pauses', { bucket: 'orders' });
+    await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
+    const [span] = byName('withdrawals.create');
+    expect(eventsOf(span!)).toContain('rate_limit.pause');
+    expect(span!.events.find((e) => e.name === 'rate_limit.pause')!.attributes).toMatchObject({ bucket: 'orders', pause_ms: 0 });
+    expect(span!.events.find((e) => e.name === 'retry')!.attributes).toMatchObject({ 'merchant_stablecoin.retry_class': 'after_wait' });
+    expect(await count('rate_limit.pauses', { bucket: 'orders' })).toBe(before + 1);
+  });
+});
+
+describe('a token renewal', () => {
+  it('is a token.renew event on the call, and a second token exchange span', async () => {
+    server.on('POST', '/v1/withdrawals', [apiError(401, 'invalid_token'), { status: 201, body: ORDER }]);
+    await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
+    const [span] = byName('withdrawals.create');
+    expect(eventsOf(span!)).toEqual(['attempt', 'token.renew', 'attempt']);
+    expect(byName('connect.token')).toHaveLength(2);
+    expect(byName('connect.token').every((s) => s.attributes['http.response.status_code'] === 200)).toBe(true);
+    // Each attempt waited for a token exchange: the first (cold client) and the renewed one.
+    expect(span!.events.filter((e) => e.name === 'token.wait').map((e) => e.attributes!['attempt'])).toEqual([1, 2]);
+  });
+});
+
+describe('a failure after a possible execution', () => {
+  it('ends the span in error with the code, the retry class and the call state', async () => {
+    server.on('POST', '/v1/withdrawals', apiError(504, 'upstream_timeout'));
+    const err = await client
+      .member(MEMBER)
+      .withdrawals.create(WITHDRAWAL)
+      .catch((e: unknown) => e as { idempotencyKey: string });
+    const [span] = byName('withdrawals.create');
+    expect(span!.status).toMatchObject({ code: otel.SpanStatusCode.ERROR, message: 'upstream_timeout' });
+    expect(span!.attributes).toMatchObject({
+      'error.type': 'upstream_timeout',
+      'merchant_stablecoin.error.code': 'upstream_timeout',
+      'merchant_stablecoin.retry_class': 'same_key',
+      'merchant_stablecoin.call.sent': 'yes',
+      'merchant_stablecoin.attempts': 3,
+      'merchant_stablecoin.idempotency_key': err.idempotencyKey,
+    });
+    expect(await count('calls', { endpoint: 'withdrawals.create', outcome: 'upstream_timeout' })).toBeGreaterThanOrEqual(1);
+    const line = logs.find((l) => l.message === 'call failed');
+    expect(line?.fields).toMatchObject({
+      endpoint: 'withdrawals.create',
+      code: 'upstream_timeout',
+      retryClass: 'same_key',
+      sent: 'yes',
+      attempts: 3,
+    });
+  });
+
+  it('a timeout after sending says maybe, with the error type', async () => {
+    server.on('POST', '/v1/withdrawals', { stallBody: true, status: 201, body: ORDER });
+    const c = traced({ timeoutMs: 200, maxRetries: 0 });
+    await c
+      .member(MEMBER)
+      .withdrawals.create(WITHDRAWAL)
+      .catch(() => undefined);
+    await c.close();
+    const span = byName('withdrawals.create').at(-1)!;
+    expect(span.attributes).toMatchObject({ 'error.type': 'TimeoutError', 'merchant_stablecoin.call.sent': 'maybe' });
+    expect(span.status.code).toBe(otel.SpanStatusCode.ERROR);
+  });
+});
+
+describe('propagation and switches', () => {
+  it('sends no traceparent by default; with propagateContext the header carries the call span', async () => {
+    server.on('GET', '/v1/assets', { body: { data: [], next_cursor: null, has_more: false } });
+    await client.assets.list();
+    expect(server.calls()[0]!.headers['traceparent']).toBeUndefined();
+    const propagating = traced({ telemetry: { api: otel, propagateContext: true } });
+    await propagating.assets.list();
+    await propagating.close();
+    const sent = server.calls().at(-1)!.headers['traceparent'];
+    const span = byName('assets.list').at(-1)!;
+    expect(sent).toBe(`00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
+  });
+
+  it('enabled: false records nothing', async () => {
+    server.on('GET', '/v1/assets', { body: { data: [], next_cursor: null, has_more: false } });
+    const off = traced({ telemetry: { api: otel, enabled: false } });
+    await off.assets.list();
+    await off.close();
+    expect(spans.getFinishedSpans()).toHaveLength(0);
+  });
+});
+
+describe('secrets and members', () => {
+  it('no attribute, event or metric holds a key, a token, a signature, a PIN or a member id', async () => {
+    server.on('POST', '/v1/withdrawals', [apiError(500, 'api_error'), { status: 201, body: ORDER }]);
+    server.on('POST', '/v1/cards/crd_1/activate', (req) => ({
+      ...apiError(400, 'state_invalid', { message: `${req.headers['x-signature']} ${PIN} ${API_KEY}` }),
+      headers: { 'x-request-id': `${req.headers['x-auth-token']}` },
+    }));
+    await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
+    await client
+      .member(MEMBER)
+      .cards.activate('crd_1', { expiry: '07/29', pin: PIN })
+      .catch(() => undefined);
+    const tokens = server.requests.map((r) => (r.headers['x-auth-token'] ?? '').replace('Bearer ', '')).filter((t) => t !== '');
+    const signatures = server.requests.map((r) => r.headers['x-signature']).filter((s): s is string => s !== undefined);
+    const secrets = [API_KEY, SIGNING_KEY, PIN, MEMBER, ...new Set(tokens), ...signatures];
+    const values: string[] = [];
+    for (const s of spans.getFinishedSpans()) {
+      values.push(s.name, ...Object.values(s.attributes).map(String));
+      for (const e of s.events) values.push(e.name, ...Object.values(e.attributes ?? {}).map(String));
+    }
+    const { resourceMetrics } = await reader.collect();
+    for (const m of resourceMetrics.scopeMetrics.flatMap((x) => x.metrics)) {
+      for (const d of m.dataPoints) values.push(...Object.values(d.attributes).map(String));
+    }
+    expect(values.length).toBeGreaterThan(30);
+    for (const secret of secrets) expect(values.filter((v) => v.includes(secret))).toEqual([]);
+  });
+});
