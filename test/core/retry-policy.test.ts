@@ -232,6 +232,9 @@ describe('retryClassFor: the class a caller reads on ApiError.retryClass', () =>
     expect(retryClassFor('rate_limited', 429, { retry: 'never' })).toBe('after_wait');
     expect(retryClassFor('anything', 429, spec)).toBe('after_wait');
     expect(retryClassFor('rate_limited', 400, spec)).toBe('after_wait');
+    // The code decides even where the status alone would make the error final.
+    expect(retryClassFor('rate_limited', 404, spec)).toBe('after_wait');
+    expect(decideRetry(api('rate_limited', 404, 2), ctx())).toMatchObject({ retry: true, delayMs: 2000, rateLimited: true });
   });
 
   it('every 404 is never; other codes follow the catalogue, unknown ones api_error', () => {
@@ -309,6 +312,7 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('0', now)).toBe(0);
     expect(parseRetryAfter('120', now)).toBe(120);
     expect(parseRetryAfter('1.5', now)).toBe(1.5);
+    expect(parseRetryAfter('2.25', now)).toBe(2.25);
     expect(parseRetryAfter(' 7 ', now)).toBe(7);
   });
 

@@ -111,6 +111,13 @@ describe('Retry-After on a 429', () => {
     expect(seconds).toEqual([0, 60]);
   });
 
+  it('Retry-After: 1.25 waits 1.25 s (fractional seconds are seconds too)', async () => {
+    // Frozen at 0.8 s: signed at 2.05 s after a wait of 1.25 s; a shorter wait signs it earlier.
+    frozenClient(800);
+    const seconds = await attemptSeconds({ ...apiError(429, 'rate_limited'), headers: { 'retry-after': '1.25' } }, 1250);
+    expect(seconds).toEqual([0, 2]);
+  });
+
   it('Retry-After as an HTTP date waits until that date', async () => {
     frozenClient(0);
     const at = new Date(EPOCH_MS + 30_000).toUTCString();
