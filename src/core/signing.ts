@@ -5,7 +5,7 @@ const EMPTY_BODY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca4959
 
 /** Hex sha256 of the raw body bytes (Authentication > Signatures, component 5). */
 export function sha256Hex(body: Uint8Array | undefined): string {
-  if (body === undefined || body.length === 0) return EMPTY_BODY_SHA256;
+  if (body === undefined) return EMPTY_BODY_SHA256;
   return createHash('sha256').update(body).digest('hex');
 }
 
@@ -14,9 +14,9 @@ export function signingString(method: string, pathWithQuery: string, timestamp: 
   return `${method.toUpperCase()}\n${pathWithQuery}\n${timestamp}\n${nonce}\n${bodySha256Hex}`;
 }
 
-/** Base64 HMAC-SHA256 of the signing string with the signing key (44 characters). */
+/** Base64 HMAC-SHA256 of the signing string (UTF-8, node's default for text) with the signing key (44 characters). */
 export function hmacBase64(signingKey: string, data: string): string {
-  return createHmac('sha256', signingKey).update(data, 'utf8').digest('base64');
+  return createHmac('sha256', signingKey).update(data).digest('base64');
 }
 
 /** The three signature headers of one attempt. */
