@@ -51,7 +51,7 @@ describe('settings', () => {
   it('onEvent and verify must be functions', () => {
     for (const bad of [undefined, {}, { onEvent: 'x' }] as unknown[]) {
       expect(() => createWebhookHandler(bad as WebhookHandlerOptions)).toThrow(
-        expect.objectContaining({ name: 'InvalidArgumentError', argument: 'onEvent' }),
+        expect.objectContaining({ name: 'InvalidArgumentError', argument: 'onEvent', message: 'onEvent: must be a function.' }),
       );
     }
     expect(() => createWebhookHandler({ onEvent: () => undefined, verify: 'hmac' as never })).toThrow(
@@ -79,14 +79,14 @@ describe('settings', () => {
 
   it('claimTtlMs must exceed timeoutMs, and maxBodyBytes must be positive', () => {
     expect(() => createWebhookHandler({ onEvent: () => undefined, timeoutMs: 5000, claimTtlMs: 5000 })).toThrow(
-      expect.objectContaining({ argument: 'claimTtlMs' }),
+      expect.objectContaining({ argument: 'claimTtlMs', message: 'claimTtlMs: must exceed timeoutMs.' }),
     );
     expect(() => createWebhookHandler({ onEvent: () => undefined, timeoutMs: 5000, claimTtlMs: 5001, logger: {} })).not.toThrow();
     // The default lease (60 s) exceeds any allowed timeoutMs.
     expect(() => createWebhookHandler({ onEvent: () => undefined, timeoutMs: 9999, logger: {} })).not.toThrow();
     for (const maxBodyBytes of [0, -5, Number.NaN]) {
       expect(() => createWebhookHandler({ onEvent: () => undefined, maxBodyBytes, logger: {} })).toThrow(
-        expect.objectContaining({ argument: 'maxBodyBytes' }),
+        expect.objectContaining({ argument: 'maxBodyBytes', message: 'maxBodyBytes: must be a positive number of bytes.' }),
       );
     }
   });
@@ -265,7 +265,11 @@ describe('each outcome: the answer, the store and the log line', () => {
     const { store } = recordingStore('in_progress');
     const { handler, log } = handlerWith({ store, onEvent: () => undefined });
     const r = await handler.handle(JSON.stringify(env), headersFor(env));
-    expect(r).toMatchObject({ status: 409, outcome: 'in_progress' });
+    expect(r).toMatchObject({
+      status: 409,
+      outcome: 'in_progress',
+      body: { received: false, error: 'in_progress', message: 'The event is being processed; deliver again later.' },
+    });
     expect(log.lines).toEqual([
       {
         level: 'info',
@@ -281,7 +285,11 @@ describe('each outcome: the answer, the store and the log line', () => {
     let processed = 0;
     const { handler, log } = handlerWith({ store, onEvent: () => void processed++ });
     const r = await handler.handle(JSON.stringify(env), headersFor(env));
-    expect(r).toMatchObject({ status: 500, outcome: 'store_error' });
+    expect(r).toMatchObject({
+      status: 500,
+      outcome: 'store_error',
+      body: { received: false, error: 'store_error', message: 'The receiver could not record the event; deliver again.' },
+    });
     expect(processed).toBe(0);
     expect(log.lines).toEqual([
       {
@@ -299,7 +307,12 @@ describe('each outcome: the answer, the store and the log line', () => {
       onEvent: () => undefined,
     });
     const r = await handler.handle(JSON.stringify(env), headersFor(env));
-    expect(r).toMatchObject({ status: 500, outcome: 'store_error', event: { event_id: env.event_id } });
+    expect(r).toMatchObject({
+      status: 500,
+      outcome: 'store_error',
+      event: { event_id: env.event_id },
+      body: { received: false, error: 'store_error', message: 'The receiver could not record the event; deliver again.' },
+    });
     expect(log.lines).toEqual([
       { level: 'error', message: 'webhooks: event store claim failed: Error: redis down', fields: fieldsOf(env) },
     ]);
@@ -315,7 +328,11 @@ describe('each outcome: the answer, the store and the log line', () => {
       },
     });
     const r = await handler.handle(JSON.stringify(env), headersFor(env));
-    expect(r).toMatchObject({ status: 500, outcome: 'failed' });
+    expect(r).toMatchObject({
+      status: 500,
+      outcome: 'failed',
+      body: { received: false, error: 'failed', message: 'The receiver failed to process the event; deliver again.' },
+    });
     expect(calls).toEqual([`claim ${env.event_id} 60000`, `release ${env.event_id}`]);
     expect(log.lines).toEqual([
       {
@@ -424,7 +441,11 @@ describe('each outcome: the answer, the store and the log line', () => {
     const env = card();
     const { handler, log } = handlerWith({ onEvent: () => undefined });
     const r = await handler.handle(env as unknown as string, headersFor(env));
-    expect(r).toMatchObject({ status: 500, outcome: 'raw_body_required' });
+    expect(r).toMatchObject({
+      status: 500,
+      outcome: 'raw_body_required',
+      body: { received: false, error: 'raw_body_required', message: 'The receiver is misconfigured (the body was not raw).' },
+    });
     expect(log.lines).toHaveLength(1);
     expect(log.lines[0]!.level).toBe('error');
     expect(log.lines[0]!.message).toMatch(/^webhooks: WebhookParseError: The webhook body was an object/);
