@@ -96,6 +96,30 @@ describe('iterating a list', () => {
   });
 });
 
+describe('has_more without a cursor, and next() asked early', () => {
+  it('has_more true with a null next_cursor stops too, saying why', async () => {
+    server.on('GET', '/v1/assets', { body: { data: [{ id: 'a' }], next_cursor: null, has_more: true } });
+    const err = await client.assets
+      .list()
+      .collect(10)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MerchantSdkError);
+    expect((err as Error).message).toBe('The list reported has_more: true without a next_cursor; stopping instead of looping.');
+    expect(urls()).toEqual(['/v1/assets']);
+  });
+
+  it('a next() asked while earlier ones still wait gets the item after theirs', async () => {
+    serveAssets(3, 3);
+    const items = client.assets.list()[Symbol.asyncIterator]();
+    const first = items.next();
+    const second = items.next();
+    // Asked as soon as the first settles, while the second still waits in line.
+    const third = first.then(() => items.next());
+    const ids = (await Promise.all([first, second, third])).map((r) => (r.done === true ? undefined : r.value.id));
+    expect(ids).toEqual(['a0', 'a1', 'a2']);
+  });
+});
+
 describe('collect(max)', () => {
   it('collect(0) fetches nothing', async () => {
     serveAssets(5, 2);
@@ -152,6 +176,18 @@ describe('restart detection by item identity (PageIterator)', () => {
   it('without an identity or an order, nothing is checked', async () => {
     const { it } = iterator({ first: page(['a'], 'c1'), c1: page(['a'], null) });
     expect((await it.collect(10)).map((x) => x.id)).toEqual(['a', 'a']);
+  });
+
+  it('an empty later page is walked past, the check resuming on the next one', async () => {
+    const { it, fetched } = iterator({ first: page(['a'], 'c1'), c1: page([], 'c2'), c2: page(['b'], null) }, (x) => x.id);
+    expect((await it.collect(10)).map((x) => x.id)).toEqual(['a', 'b']);
+    expect(fetched).toEqual([undefined, 'c1', 'c2']);
+  });
+
+  it('with a list order as well, the order alone decides: a reappearing first item in order is kept', async () => {
+    const pages: Record<string, Page<Item>> = { first: page(['a', 'b'], 'c1'), c1: page(['a'], null) };
+    const it = new PageIterator<Item>(async (cursor) => pages[cursor ?? 'first']!, { order: () => true, identity: (x) => x.id });
+    expect((await it.collect(10)).map((x) => x.id)).toEqual(['a', 'b', 'a']);
   });
 
   it('an empty first page gives nothing to compare', async () => {
