@@ -60,7 +60,7 @@ function amountText(value: unknown, field: string): string {
 function checkRules(text: string, field: string, rules: AmountRules): void {
   // A plain decimal: one integer part, and at most one decimal part.
   const [intPart, decPart = ''] = text.split('.') as [string, string?];
-  if (rules.maxIntegerDigits !== undefined && intPart.replace(/^0+(?=\d)/, '').length > rules.maxIntegerDigits) {
+  if (intPart.replace(/^0+(?=\d)/, '').length > (rules.maxIntegerDigits ?? Infinity)) {
     throw new InvalidArgumentError(field, `has more than ${rules.maxIntegerDigits} integer digits.`);
   }
   if (decPart.length > (rules.maxDecimals ?? Infinity)) {
