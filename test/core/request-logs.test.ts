@@ -32,8 +32,10 @@ afterEach(async () => {
  * Lines of the business call: its attempts (by `path`) and its end (by `route`); the token
  * exchange logs its own.
  */
-const callLines = (path: string) =>
-  lines.filter((l) => String(l.fields?.path ?? '').startsWith(path) || String(l.fields?.route ?? '').startsWith(path));
+const callLines = (path: string) => {
+  const startsWith = (value: unknown) => typeof value === 'string' && value.startsWith(path);
+  return lines.filter((l) => startsWith(l.fields?.path) || startsWith(l.fields?.route));
+};
 
 describe('log lines of a call', () => {
   it('a success: debug "request succeeded" with method, path and query, status, attempt, duration and request id', async () => {
