@@ -96,11 +96,15 @@ export function rawClient(origin, token) {
   };
 }
 
-/** (b) This SDK, full pipeline, from dist/: token cached, signing, idempotency key, zod validation. */
-export function sdkClient(sdk, origin, opts = {}) {
+/**
+ * (b) This SDK, full pipeline, from dist/: token cached, signing, idempotency key, zod validation.
+ * By default `@opentelemetry/api` is installed beside it (a devDependency) with no tracer or meter
+ * registered: the SDK loads it and reports to its no-op tracer, the common production case.
+ */
+export function sdkClient(sdk, origin, opts = {}, name = 'sdk') {
   const client = new sdk.MerchantClient({ baseUrl: origin, ...CREDENTIALS, ...opts });
   return {
-    name: 'sdk',
+    name,
     client,
     call: () => client.member(MEMBER).withdrawals.create(WITHDRAWAL),
     close: () => client.close(),

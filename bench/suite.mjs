@@ -97,6 +97,8 @@ try {
     C.minimalClient(ORIGIN, token),
     C.rawClient(ORIGIN, token),
     C.sdkClient(sdk, ORIGIN),
+    // Telemetry off: nothing of OpenTelemetry is loaded (the same as when it is not installed).
+    C.sdkClient(sdk, ORIGIN, { telemetry: { enabled: false } }, 'sdkNoTelemetry'),
     await C.openaiClient(ORIGIN, token),
     C.stripeClient(ORIGIN, token),
     C.fetchClient(ORIGIN, token),
@@ -445,6 +447,8 @@ try {
   const imp = results.import;
   results.ratios = {
     latencySdkOverMinimal: round(p.sdk.latencyMedianUs / p.minimal.latencyMedianUs, 3),
+    latencyNoTracerOverTelemetryOff: round(p.sdk.latencyMedianUs / p.sdkNoTelemetry.latencyMedianUs, 3),
+    cpuNoTracerOverTelemetryOff: round(p.sdk.clientCpuUsPerCall / p.sdkNoTelemetry.clientCpuUsPerCall, 3),
     throughputSdkOverMinimal: round(p.sdk.throughputRps / p.minimal.throughputRps, 3),
     latencyRawOverMinimal: round(p.raw.latencyMedianUs / p.minimal.latencyMedianUs, 3),
     latencySdkOverOpenai: round(p.sdk.latencyMedianUs / p.openai.latencyMedianUs, 3),
@@ -466,6 +470,13 @@ try {
     target('latency median, SDK / openai', R.latencySdkOverOpenai, '< 1', R.latencySdkOverOpenai < 1),
     target('latency median, SDK / stripe', R.latencySdkOverStripe, '< 1', R.latencySdkOverStripe < 1),
     target('latency median, SDK / fetch', R.latencySdkOverFetch, '< 1', R.latencySdkOverFetch < 1),
+    // Same client twice: any difference is noise plus the cost of reporting to a no-op tracer.
+    target(
+      'latency median, no tracer registered / telemetry off',
+      R.latencyNoTracerOverTelemetryOff,
+      '<= 1.03',
+      R.latencyNoTracerOverTelemetryOff <= 1.03,
+    ),
     target(
       'token exchanges for 1,000 cold concurrent calls',
       results.tokenSingleFlight.tokenExchanges,
@@ -536,7 +547,8 @@ function renderTable(r) {
   const label = {
     minimal: '(a) minimal correct client (undici + node:crypto)',
     raw: "(a') raw undici.request, pre-built headers",
-    sdk: '(b) merchant-stablecoin (full pipeline)',
+    sdk: '(b) merchant-stablecoin (full pipeline; @opentelemetry/api installed, no tracer registered)',
+    sdkNoTelemetry: '(b) merchant-stablecoin, `telemetry: { enabled: false }` (OpenTelemetry not loaded)',
     openai: '(c) openai SDK `client.post`',
     stripe: '(c) stripe SDK `rawRequest`',
     fetch: '(d) global fetch, as (a)',

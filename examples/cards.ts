@@ -6,7 +6,7 @@
  *
  *   npx tsx examples/cards.ts
  */
-import { InvalidArgumentError, isApiError } from '../src/index.js';
+import { InvalidArgumentError, isApiError, isLooseObject } from '../src/index.js';
 import { createSandbox } from '../src/testing/index.js';
 
 const sandbox = createSandbox();
@@ -16,18 +16,28 @@ const cards = client.member('dan').cards;
 
 try {
   const products = await cards.products();
-  console.log(`products: ${products.data.map((p) => String(p.id)).join(', ')}`);
+  // Shapes the spec does not show come back as received: narrow them before reading a field.
+  console.log(
+    `products: ${products.data
+      .filter(isLooseObject)
+      .map((p) => String(p.id))
+      .join(', ')}`,
+  );
   const quote = await cards.productQuote('cpd_sbx_virtual_usd'); // the cpd_ prefix is optional
+  if (!isLooseObject(quote)) throw new Error(`quote: not a JSON object (${JSON.stringify(quote)})`);
   console.log(`virtual card quote: total ${String(quote['total'])}, kyc satisfied ${String(quote['kyc_satisfied'])}`);
 
   // Apply: the virtual card is issued and funded from the member's available balance.
   const application = await cards.apply({ card_product_id: 'sbx_virtual_usd' });
+  if (!isLooseObject(application)) throw new Error(`application: not a JSON object (${JSON.stringify(application)})`);
   const cardId = String(application['card_id']);
   const card = await cards.retrieve(cardId);
+  if (!isLooseObject(card)) throw new Error(`card: not a JSON object (${JSON.stringify(card)})`);
   console.log(`applied ${String(application.id)} -> card ${card.id} is ${card.status}, balance ${String(card['balance'])}`);
 
   // A top-up 201 only acknowledges the order; spending is enabled on card.topup.credited.
   const topup = await cards.topUp(cardId, { amount: '25' });
+  if (!isLooseObject(topup)) throw new Error(`top-up: not a JSON object (${JSON.stringify(topup)})`);
   console.log(`top-up ${String(topup.id)}: ${String(topup.status)}`);
 
   // Limits: decimal strings, single <= daily <= monthly (0 = no limit at this layer).

@@ -5,7 +5,7 @@
  *
  *   npx tsx examples/kyc.ts
  */
-import { isApiError } from '../src/index.js';
+import { isApiError, isLooseObject } from '../src/index.js';
 import { createSandbox } from '../src/testing/index.js';
 
 const sandbox = createSandbox();
@@ -29,6 +29,7 @@ try {
   // 2. The reviewer approves (the simulator's stand-in; in production, kyc.result.updated arrives).
   sandbox.state.setKycResult('carol', 'approved');
   const status = await carol.kyc.status();
+  if (!isLooseObject(status)) throw new Error(`KYC status: not a JSON object (${JSON.stringify(status)})`);
   console.log(`status: level ${String(status['level'])}, L1 ${String(status['l1_status'])}`);
 
   // 3. After L1 approval, a product snapshot needs no profile (`{}`).
@@ -48,6 +49,7 @@ try {
 
   // 5. A hosted verification session for the end user (shape not shown by the spec: loose).
   const session = await carol.kyc.createSession({ level: 2 });
+  if (!isLooseObject(session)) throw new Error(`KYC session: not a JSON object (${JSON.stringify(session)})`);
   console.log(`L2 session ${String(session.id)} at ${String(session['url'])}`);
   console.log('done');
 } finally {

@@ -5,7 +5,7 @@
  *
  *   npx tsx examples/members-and-balances.ts
  */
-import { balanceTotal, formatAmount, InvalidArgumentError, isApiError, toDecimal } from '../src/index.js';
+import { balanceTotal, formatAmount, InvalidArgumentError, isApiError, toDecimal, isLooseObject } from '../src/index.js';
 import { createSandbox } from '../src/testing/index.js';
 
 const sandbox = createSandbox();
@@ -16,6 +16,8 @@ const client = sandbox.client();
 try {
   // Members are addressed by the merchant's external id or by the service's mem_<uuid>.
   const created = await client.members.create({ external_member_id: 'shop-user-42' });
+  // The member record's shape is not shown by the spec: narrow it before reading `id`.
+  if (!isLooseObject(created)) throw new Error(`member: not a JSON object (${JSON.stringify(created)})`);
   console.log(`member created: ${String(created.id)} (external id shop-user-42)`);
   const member = client.member('shop-user-42');
 

@@ -9,7 +9,7 @@
  *   npx tsx examples/merchant-account.ts
  */
 import { randomUUID } from 'node:crypto';
-import { isApiError, MerchantClient } from '../src/index.js';
+import { isApiError, MerchantClient, isLooseObject, type LooseItem } from '../src/index.js';
 import { createSandbox } from '../src/testing/index.js';
 
 const sandbox = createSandbox();
@@ -27,19 +27,26 @@ try {
   );
 
   const assets = await client.assets.list();
-  // Loosely typed items: a field is `unknown` until checked.
-  const codeOf = (a: { readonly [key: string]: unknown }): string => {
-    const code = a['code'] ?? a['asset'] ?? a['id'];
+  // Loosely typed items: any JSON value, and an object's fields are `unknown` until checked.
+  const codeOf = (a: LooseItem): string => {
+    const code = isLooseObject(a) ? (a['code'] ?? a['asset'] ?? a.id) : a;
     return typeof code === 'string' ? code : JSON.stringify(code);
   };
   console.log(`assets: ${assets.data.map(codeOf).join(', ')}`);
 
-  // Loosely typed name-only endpoints: every field passes through as the service sent it.
+  // Name-only endpoints: the spec does not show their shape. A list envelope, a bare array or any
+  // other JSON value is accepted; `shape` says which, and `body` is the whole answer.
   for await (const row of client.merchant.balances()) {
-    console.log(`prepaid ${String(row['asset'])}: available ${String(row['available'])}`);
+    if (isLooseObject(row)) console.log(`prepaid ${String(row['asset'])}: available ${String(row['available'])}`);
   }
   const lines = await client.merchant.lines();
-  console.log(`lines: ${lines.data.map((l) => `${String(l['line'])}=${l['enabled'] ? 'on' : 'off'}`).join(' ')}`);
+  if (lines.shape === 'other') console.log(`lines (not a list): ${JSON.stringify(lines.body)}`);
+  console.log(
+    `lines: ${lines.data
+      .filter(isLooseObject)
+      .map((l) => `${String(l['line'])}=${l['enabled'] ? 'on' : 'off'}`)
+      .join(' ')}`,
+  );
   const pairs = await client.merchant.conversionPairs().collect(100);
   console.log(`conversion price list: ${pairs.length} directions`);
 
@@ -66,6 +73,7 @@ try {
   console.log(`top-up declarations on the first page: ${declared.data.length}`);
 
   const address = await client.merchant.depositAddress({ asset: 'USDT' });
+  if (!isLooseObject(address)) throw new Error(`deposit address: not a JSON object (${JSON.stringify(address)})`);
   console.log(`deposit address for USDT: ${String(address['address'])}`);
   console.log('done');
 } finally {

@@ -7,7 +7,7 @@
  *
  *   npx tsx examples/qrpay.ts
  */
-import { isApiError } from '../src/index.js';
+import { isApiError, isLooseObject } from '../src/index.js';
 import { createSandbox } from '../src/testing/index.js';
 
 const sandbox = createSandbox();
@@ -17,10 +17,11 @@ const bob = client.member('bob');
 
 try {
   const schemes = await bob.qrpay.schemes();
-  console.log(`schemes: ${schemes.data.map((s) => String(s['scheme'])).join(', ')}`);
+  console.log(`schemes: ${schemes.data.map((s) => String(isLooseObject(s) ? s['scheme'] : s)).join(', ')}`);
 
   const code = 'sbxqr:Noodle Bar:THB:360.00';
   const decoded = await bob.qrpay.decode({ code_value: code });
+  if (!isLooseObject(decoded)) throw new Error(`decoded code: not a JSON object (${JSON.stringify(decoded)})`);
   console.log(
     `decoded: amount_editable=${String(decoded.amount_editable)}, required_payer_fields=${JSON.stringify(decoded.required_payer_fields ?? [])}`,
   );
@@ -35,6 +36,7 @@ try {
 
   // Paying obtains a fresh quote: the amount may differ from customer_total by a few minor units.
   const payment = await bob.qrpay.pay({ code_value: code });
+  if (!isLooseObject(payment)) throw new Error(`payment: not a JSON object (${JSON.stringify(payment)})`);
   console.log(`paid: ${String(payment.status)} ${String(payment['amount'])} ${String(payment['asset'])}`);
   const usdc = (await bob.balances.list()).find((r) => r.asset === 'USDC')!;
   console.log(`USDC available after paying: ${usdc.available}`);

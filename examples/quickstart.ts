@@ -9,7 +9,7 @@
  * Run: `npm run demo`
  */
 import { randomUUID } from 'node:crypto';
-import { balanceTotal, isApiError, MerchantClient } from '../src/index.js';
+import { balanceTotal, isApiError, MerchantClient, isLooseObject } from '../src/index.js';
 import { createSandbox } from '../src/testing/index.js';
 
 const say = (line: string): void => {
@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     // 3. Create a member and give them funds with a deposit declaration.
     const externalId = `demo-${randomUUID().slice(0, 8)}`;
     const created = await client.members.create({ external_member_id: externalId });
+    if (!isLooseObject(created)) throw new Error(`member: not a JSON object (${JSON.stringify(created)})`);
     const member = client.member(externalId);
     await member.deposits.declare({ asset: 'USDT', amount: '250.00' });
     say(`3. Member ${externalId} created (${String(created.id)}) and credited 250.00 USDT`);
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
 
     // 6. After paying on-chain, confirm it: the withdrawing hold clears.
     const confirmed = await member.withdrawals.confirm(order.id);
+    if (!isLooseObject(confirmed)) throw new Error(`confirmation: not a JSON object (${JSON.stringify(confirmed)})`);
     say(`6. Withdrawal confirmed: status ${String(confirmed.status)}`);
     await show('  ');
 

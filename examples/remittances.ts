@@ -6,7 +6,7 @@
  *
  *   npx tsx examples/remittances.ts
  */
-import { isApiError, isSlippageAction, isSupplementAction } from '../src/index.js';
+import { isApiError, isSlippageAction, isSupplementAction, isLooseObject } from '../src/index.js';
 import { createSandbox } from '../src/testing/index.js';
 
 const sandbox = createSandbox();
@@ -33,6 +33,7 @@ try {
   );
 
   const quote = await member.remittances.quote({ country: 'GB', currency: 'GBP', receive_amount: '100.00', source_asset: 'USDT' });
+  if (!isLooseObject(quote)) throw new Error(`quote: not a JSON object (${JSON.stringify(quote)})`);
   console.log(
     `quote: ${String(quote['receive_amount'])} GBP costs ${String(quote['total'])} USDT (expires ${String(quote['expires_at'])})`,
   );
@@ -45,6 +46,7 @@ try {
     clearing_system: gb.clearing_systems[0]!,
   };
   const form = await member.remittances.payeeFormSchema(corridor);
+  if (!isLooseObject(form)) throw new Error(`payee form: not a JSON object (${JSON.stringify(form)})`);
   console.log(`payee form for ${corridor.clearing_system}: ${(form['fields'] as Array<{ key: string }>).map((f) => f.key).join(', ')}`);
   try {
     await member.remittances.createPayee({ ...corridor, fields: { account_name: 'Erin Lee' } });
@@ -56,10 +58,12 @@ try {
     ...corridor,
     fields: { account_name: 'Erin Lee', account_number: '31926819', sort_code: '200000' },
   });
-  console.log(`payee created: ${String(payee.id)}`);
+  console.log(`payee created: ${String(isLooseObject(payee) ? payee.id : payee)}`);
 
   // The member's orders, with for-await over the keyset cursor.
-  for await (const order of member.remittances.list()) console.log(`order ${String(order.id)}: ${String(order.status)}`);
+  for await (const order of member.remittances.list()) {
+    if (isLooseObject(order)) console.log(`order ${String(order.id)}: ${String(order.status)}`);
+  }
   console.log(`USDT before: ${await usdt()}`);
 
   // Pending action: branch on `action.kind`; show an unknown kind unchanged.
@@ -71,7 +75,7 @@ try {
     );
     // Accept by sending new_total unchanged.
     const reconfirmed = await member.remittances.reconfirm(accepted.id, { new_total: action.new_total });
-    console.log(`reconfirmed: ${String(reconfirmed.status)}`);
+    console.log(`reconfirmed: ${String(isLooseObject(reconfirmed) ? reconfirmed.status : reconfirmed)}`);
   } else if (isSupplementAction(action)) {
     console.log(`documents requested: upload at ${action.submit_url}`);
   } else if (action !== null) {

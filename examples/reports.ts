@@ -6,7 +6,7 @@
  *
  *   npx tsx examples/reports.ts
  */
-import { PaginationRestartError } from '../src/index.js';
+import { PaginationRestartError, isLooseObject } from '../src/index.js';
 import { createSandbox } from '../src/testing/index.js';
 
 const sandbox = createSandbox();
@@ -34,6 +34,7 @@ try {
   const ready = newest.find((r) => r.status === 'ready') ?? first.data.find((r) => r.status === 'ready');
   if (ready) {
     const detail = await client.reports.retrieve(ready.id);
+    if (!isLooseObject(detail)) throw new Error(`report: not a JSON object (${JSON.stringify(detail)})`);
     console.log(
       `report ${detail.id}: ${String(detail.status)}, ${ready.rows} rows, ${ready.bytes} bytes, expires ${ready.expires_at}${detail.download_url ? `, download at ${detail.download_url}` : ''}`,
     );

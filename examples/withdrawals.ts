@@ -6,7 +6,7 @@
  *
  *   npx tsx examples/withdrawals.ts
  */
-import { isApiError } from '../src/index.js';
+import { isApiError, isLooseObject } from '../src/index.js';
 import { createSandbox } from '../src/testing/index.js';
 
 const sandbox = createSandbox();
@@ -30,7 +30,7 @@ const buckets = async (label: string): Promise<void> => {
 try {
   // Use a registered address with usable=true: the debit endpoint itself does not check the book.
   const addresses = await member.withdrawals.addresses();
-  const to = addresses.data.find((a) => a['usable'] === true)!;
+  const to = addresses.data.filter(isLooseObject).find((a) => a['usable'] === true)!;
   console.log(`address book: ${String(to['label'])} ${String(to['address'])}`);
   await buckets('start');
 

@@ -415,7 +415,7 @@ async function binSmoke(consumer: string, name: string): Promise<void> {
       const timer = setTimeout(() => reject(new GateFailure(`${name} printed no credentials within 15 s:\n${out}`)), 15_000);
       child.stdout.setEncoding('utf8').on('data', (d: string) => {
         out += d;
-        const vars = Object.fromEntries([...out.matchAll(/^\s*(MERCHANT_API_[A-Z_]+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+        const vars = Object.fromEntries([...out.matchAll(/^(?:export )?(MERCHANT_API_[A-Z_]+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
         if (Object.keys(vars).length === 4) {
           clearTimeout(timer);
           resolve(vars);

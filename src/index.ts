@@ -26,11 +26,23 @@ export {
   CallInterruptedError,
   InvalidArgumentError,
   PaginationRestartError,
+  PaginationStalledError,
+  type PaginationStallReason,
   type ResponseIssue,
   type CallState,
   type CallSent,
 } from './core/errors.js';
-export type { ApiPromise, CallOptions, ResponseMeta, WithResponse, Page, PagePromise, QueryValue } from './core/types.js';
+export type {
+  ApiPromise,
+  CallOptions,
+  ResponseMeta,
+  WithResponse,
+  Page,
+  LoosePage,
+  PagePromise,
+  PageResponse,
+  QueryValue,
+} from './core/types.js';
 export type { Logger, LogFields, LogLevel } from './core/logger.js';
 export type { TelemetryOptions, OpenTelemetryApi, OpenTelemetrySpan, OpenTelemetryAttributeValue } from './core/otel.js';
 export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/token-store.js';
@@ -104,7 +116,9 @@ export type {
 export type {
   OpenEnum,
   LooseResult,
-  LoosePage,
+  Loose,
+  LooseItem,
+  LooseNonObject,
   BalanceRow,
   BalancesEnvelope,
   WithdrawalOrder,
@@ -137,6 +151,6 @@ export type {
   ReportDetail,
   FaucetCredit,
 } from './schemas/index.js';
-export { isSlippageAction, isSupplementAction, isUnknownAction } from './schemas/index.js';
+export { isSlippageAction, isSupplementAction, isUnknownAction, isLooseObject } from './schemas/index.js';
 export { MemoryRateLimiter, type MemoryRateLimiterOptions, type BucketUsage } from './core/rate-limiter.js';
 export { systemClock, type Clock } from './core/clock.js';

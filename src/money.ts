@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { Decimal as DecimalJs } from 'decimal.js';
 import { InvalidArgumentError } from './core/errors.js';
 
 /**
@@ -13,7 +13,22 @@ export const BALANCE_BUCKETS = ['available', 'pending', 'frozen', 'isolated', 'l
 /** Name of one of the eight balance buckets. */
 export type BalanceBucket = (typeof BALANCE_BUCKETS)[number];
 
+/**
+ * `Decimal` (decimal.js) configured for money: 1,000 significant digits, so that sums, differences
+ * and products of the service's amounts are exact (the library's default of 20 significant
+ * digits rounds an 18-decimal amount of 100 or more), and plain fixed notation from `toString()`
+ * at any size (never `1e-7`). Instances mix freely with other decimal.js instances.
+ */
+export const Decimal: typeof DecimalJs = DecimalJs.clone({ precision: 1000, toExpNeg: -9e15, toExpPos: 9e15 });
+
+/** An instance of {@link Decimal}. */
+export type Decimal = DecimalJs;
+
 const PLAIN_DECIMAL = /^(0|[1-9]\d*|0\d+)(\.\d+)?$/;
+/** A plain fixed-point decimal as the service writes amounts (no sign, exponent or radix prefix). */
+const RESPONSE_DECIMAL = /^\d+(\.\d+)?$/;
+/** The same, with an optional minus sign (a difference the caller computed). */
+const SIGNED_DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /** Limits an amount argument must respect, checked before sending. */
 export interface AmountRules {
@@ -72,27 +87,62 @@ function checkRules(text: string, field: string, rules: AmountRules): void {
   }
 }
 
-/** Parses a decimal string of a response into a `Decimal` (exact; no float on the way). */
+/**
+ * Parses a decimal string of a response into a {@link Decimal}, exactly (no float on the way, no
+ * rounding). Only plain fixed-point text is accepted (`"25.50"`, `"-0.1"`): exponent notation,
+ * hexadecimal, `"NaN"`, `"Infinity"` and blanks throw instead of becoming a wrong amount.
+ *
+ * @throws InvalidArgumentError when `amount` is not a plain decimal string.
+ */
 export function toDecimal(amount: string): Decimal {
-  return new Decimal(amount);
+  return new Decimal(checkDecimal(amount, 'amount', SIGNED_DECIMAL));
 }
 
 /** A balance row's bucket fields, as the service sends them. */
 export type BalanceBuckets = Readonly<Record<BalanceBucket, string>>;
 
-/** The member's total for the asset: the sum of the eight buckets (Resources > Balance row). */
+/**
+ * The member's total for the asset: the sum of the eight buckets (Resources > Balance row),
+ * exact at any scale and size (summed as integers at the widest scale of the buckets).
+ *
+ * @throws InvalidArgumentError naming the bucket when one is not a plain non-negative decimal
+ *   string (the spec gives no bucket that may be negative).
+ */
 export function balanceTotal(row: BalanceBuckets): Decimal {
-  let total = new Decimal(0);
-  for (const bucket of BALANCE_BUCKETS) total = total.plus(row[bucket]);
-  return total;
+  const values = BALANCE_BUCKETS.map((bucket) => checkDecimal(row[bucket], bucket, RESPONSE_DECIMAL));
+  return new Decimal(sumExactly(values));
 }
 
 /**
  * Formats an amount for display at `display_scale` (rounding half up). Never parse the result:
  * `display_scale` only controls display precision.
+ *
+ * @throws InvalidArgumentError when `amount` is not a plain decimal string.
  */
 export function formatAmount(amount: string, displayScale: number): string {
-  return new Decimal(amount).toFixed(displayScale, Decimal.ROUND_HALF_UP);
+  return toDecimal(amount).toFixed(displayScale, Decimal.ROUND_HALF_UP);
 }
 
-export { Decimal };
+function checkDecimal(value: unknown, field: string, shape: RegExp): string {
+  if (typeof value !== 'string' || !shape.test(value)) {
+    const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value;
+    throw new InvalidArgumentError(field, `must be a plain decimal string such as "25.50" (got ${shown}).`);
+  }
+  return value;
+}
+
+/** Sums plain non-negative decimal strings exactly, as integers scaled to the widest scale. */
+function sumExactly(values: readonly string[]): string {
+  let scale = 0;
+  for (const v of values) {
+    const dot = v.indexOf('.');
+    if (dot !== -1) scale = Math.max(scale, v.length - dot - 1);
+  }
+  let total = 0n;
+  for (const v of values) {
+    const [whole = '', fraction = ''] = v.split('.');
+    total += BigInt(whole + fraction.padEnd(scale, '0'));
+  }
+  const digits = total.toString().padStart(scale + 1, '0');
+  return scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+}

@@ -126,7 +126,7 @@ export class AttemptRunner {
     // token exchange would start its window too early, and the service (which counts arrivals)
     // could still see the previous window's requests when the next ones arrive.
     const waitStart = performance.now();
-    const { slotTaken, paused } = await this.#abortable(this.#gate.admit(call.bucket, signal), p);
+    const { slotTaken, paused } = await this.#abortable(this.#gate.admit(call.bucket, signal, call.subKey), p);
     if (paused)
       p.trace.event('rate_limit.wait', { attempt: p.attempt, bucket: call.bucket, waited_ms: Math.round(performance.now() - waitStart) });
     if (call.signed) {
@@ -139,7 +139,7 @@ export class AttemptRunner {
     try {
       wire = await this.#send(headers, p);
     } finally {
-      if (slotTaken) this.#gate.settle(call.bucket as RateLimitBucket);
+      if (slotTaken) this.#gate.settle(call.bucket as RateLimitBucket, call.subKey);
     }
     const durationMs = Math.round(performance.now() - started);
     if (!wire.ok) {
@@ -363,11 +363,18 @@ export class AttemptRunner {
     }
   }
 
-  /** A 429 pauses the call's bucket for every call of this client (and the limiter's). */
+  /**
+   * A 429 pauses the call's key for every call of this client (and the limiter's): its bucket,
+   * or only its sub-limit (one member's QR quotes, the bank search) when it has one, since the
+   * spec's sub-limit is the narrower quota that call may have hit.
+   */
   #pause(p: CallProgress, ms: number): void {
-    this.#gate.pause(p.call.bucket, ms);
-    this.#telemetry.pause(p.call.bucket, ms);
-    p.trace.event('rate_limit.pause', { bucket: p.call.bucket, pause_ms: Math.round(ms) });
+    const { bucket, subKey } = p.call;
+    this.#gate.pause(bucket, ms, subKey);
+    this.#telemetry.pause(bucket, ms);
+    // The sub-limit's name only: a member id is not a trace attribute.
+    const sub = subKey === undefined ? {} : { sub_limit: subKey.split(':')[0]! };
+    p.trace.event('rate_limit.pause', { bucket, ...sub, pause_ms: Math.round(ms) });
   }
 
   #log(level: 'debug' | 'info' | 'warn', message: string, fields: LogFields): void {

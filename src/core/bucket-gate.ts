@@ -6,6 +6,11 @@ import type { RequestLimiter } from './limiter.js';
 
 const MINUTE_MS = 60_000;
 
+/** The key of a pause: the bucket, or one of its sub-limits. */
+function pauseKey(bucket: CallBucket, subKey: string | undefined): string {
+  return subKey === undefined ? bucket : `${bucket}\u0000${subKey}`;
+}
+
 /**
  * Admission of attempts per rate-limit bucket: the pauses a 429 imposes on every call of its
  * bucket (not only the one that got it), then the optional limiter's slot. The token exchange has
@@ -15,8 +20,8 @@ const MINUTE_MS = 60_000;
 export class BucketGate {
   readonly #limiter: RequestLimiter | undefined;
   readonly #clock: Clock;
-  /** Buckets paused by a 429 until the given local time (ms). */
-  readonly #pausedUntil = new Map<CallBucket, number>();
+  /** Pause keys (a bucket, or a bucket's sub-limit) paused by a 429 until the given local time (ms). */
+  readonly #pausedUntil = new Map<string, number>();
   /** Start times of this process's token exchange attempts in the last minute, oldest first. */
   readonly #tokenAttempts: number[] = [];
 
@@ -25,11 +30,35 @@ export class BucketGate {
     this.#clock = clock;
   }
 
-  /** Pauses every call of `bucket` for `ms` (never shortening a longer pause), and tells the limiter. */
-  pause(bucket: CallBucket, ms: number): void {
+  /**
+   * Pauses every call of `bucket` for `ms` (never shortening a longer pause), or with `subKey`
+   * only the calls of that sub-limit (one member's QR quotes, the bank search), and tells the
+   * limiter.
+   */
+  pause(bucket: CallBucket, ms: number, subKey?: string): void {
+    const key = pauseKey(bucket, subKey);
     const until = this.#clock.now() + ms;
-    if ((this.#pausedUntil.get(bucket) ?? 0) < until) this.#pausedUntil.set(bucket, until);
-    if (bucket !== 'token') this.#limiter?.pause?.(bucket, ms);
+    if ((this.#pausedUntil.get(key) ?? 0) < until) this.#pausedUntil.set(key, until);
+    if (bucket === 'token' || this.#limiter?.pause === undefined) return;
+    if (subKey === undefined) this.#limiter.pause(bucket, ms);
+    else this.#limiter.pause(bucket, ms, subKey);
+  }
+
+  /** Waits out the pause of `key`; says whether there was one. */
+  async #waitPause(key: string, signal: AbortSignal | undefined): Promise<boolean> {
+    let paused = false;
+    // Re-read after each sleep: a later 429 may have extended the pause, and a timer may fire a
+    // millisecond early; Retry-After is honoured to the millisecond.
+    for (let until = this.#pausedUntil.get(key); until !== undefined; until = this.#pausedUntil.get(key)) {
+      const wait = until - this.#clock.now();
+      if (wait <= 0) {
+        this.#pausedUntil.delete(key);
+        break;
+      }
+      paused = true;
+      await this.#clock.sleep(wait, signal);
+    }
+    return paused;
   }
 
   /**
@@ -38,25 +67,23 @@ export class BucketGate {
    * and whether the call had to wait for a pause. Rejects with the signal's reason on abort, or
    * with the limiter's own error.
    */
-  async admit(bucket: CallBucket, signal: AbortSignal | undefined): Promise<{ readonly slotTaken: boolean; readonly paused: boolean }> {
-    let paused = false;
-    // Re-read after each sleep: a later 429 may have extended the pause, and a timer may fire a
-    // millisecond early; Retry-After is honoured to the millisecond.
-    for (let until = this.#pausedUntil.get(bucket); until !== undefined; until = this.#pausedUntil.get(bucket)) {
-      const wait = until - this.#clock.now();
-      if (wait <= 0) {
-        this.#pausedUntil.delete(bucket);
-        break;
-      }
-      paused = true;
-      await this.#clock.sleep(wait, signal);
+  async admit(
+    bucket: CallBucket,
+    signal: AbortSignal | undefined,
+    subKey?: string,
+  ): Promise<{ readonly slotTaken: boolean; readonly paused: boolean }> {
+    // A sub-limit's call counts against its bucket too: it waits out both pauses.
+    let paused = await this.#waitPause(bucket, signal);
+    if (subKey !== undefined) {
+      paused = (await this.#waitPause(pauseKey(bucket, subKey), signal)) || paused;
+      paused = (await this.#waitPause(bucket, signal)) || paused;
     }
     if (bucket === 'token') {
       await this.#tokenSlot(signal);
       return { slotTaken: false, paused };
     }
     if (this.#limiter === undefined) return { slotTaken: false, paused };
-    await this.#limiter.acquire(bucket, signal);
+    await (subKey === undefined ? this.#limiter.acquire(bucket, signal) : this.#limiter.acquire(bucket, signal, subKey));
     return { slotTaken: true, paused };
   }
 
@@ -79,9 +106,10 @@ export class BucketGate {
   }
 
   /** Tells the limiter that an attempt it admitted has ended; a faulty limiter cannot fail the call. */
-  settle(bucket: RateLimitBucket): void {
+  settle(bucket: RateLimitBucket, subKey?: string): void {
     try {
-      this.#limiter?.settle?.(bucket);
+      if (subKey === undefined) this.#limiter?.settle?.(bucket);
+      else this.#limiter?.settle?.(bucket, subKey);
     } catch {
       // The limiter's bookkeeping must never fail a payment.
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EndpointDescriptor, RateLimitBucket } from '../spec/endpoint.js';
-import { bucketOf } from '../spec/rate-limits.js';
+import { bucketOf, subLimitOf } from '../spec/rate-limits.js';
 import { InvalidArgumentError } from './errors.js';
 import { checkMemberId } from './member-id.js';
 import { isSignedMethod, sha256Hex } from './signing.js';
@@ -29,6 +29,8 @@ export interface PreparedCall {
   /** `x-on-behalf-of`, when the call acts for a member. */
   readonly member: string | undefined;
   readonly bucket: CallBucket;
+  /** The spec's sub-limit inside the bucket (QR quotes per member, bank search), if any. */
+  readonly subKey: string | undefined;
   readonly extraHeaders: Readonly<Record<string, string>> | undefined;
   readonly options: CallOptions | undefined;
   /** Values of the body's secret fields (a PIN), masked wherever a server echoes them. */
@@ -109,6 +111,7 @@ export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArg
     idempotencyKey: keyed ? resolveIdempotencyKey(options?.idempotencyKey) : undefined,
     member,
     bucket: bucket ?? bucketOf(endpoint.method, filled),
+    subKey: bucket === undefined ? subLimitOf(endpoint.method, filled, member) : undefined,
     extraHeaders: options?.headers,
     options,
     secrets: secretValues(endpoint.secretFields, args.body),

@@ -27,12 +27,26 @@ import type { RateLimitBucket } from '../spec/endpoint.js';
  *   pause); the other buckets keep flowing. It must not throw; a shared implementation
  *   publishes the pause to the other processes on its own time.
  * - Buckets are the spec's four: `deposits`, `members_write`, `orders`, `reads`.
+ * - `subKey` names a limit the spec sets inside a bucket (Limits > Rate limits, "Other rate
+ *   limits"): `qrpay_quotes:<member>` for `POST /v1/qrpay/quotes` (30 per member per 60 s),
+ *   `swift_search` for `GET /v1/remit/swift-search` (300 a minute). Such a call still counts
+ *   against its bucket. A 429 on it pauses only its own (bucket, subKey): `pause(bucket, ms,
+ *   subKey)` must not hold the bucket's other calls. The client passes `subKey` to `acquire`,
+ *   `settle` and `pause` only when the call has one; an implementation written before it
+ *   existed ignores the argument, and then pauses the whole bucket (more cautious, never
+ *   wrong). The token exchange never reaches the limiter: it has its own quota in the client.
  */
 export interface RequestLimiter {
-  /** Resolves when a request of `bucket` may be sent, counting it. Rejects with `signal.reason` on abort. */
-  acquire(bucket: RateLimitBucket, signal?: AbortSignal): Promise<void>;
-  /** Called once per resolved `acquire` when its attempt has ended. */
-  settle?(bucket: RateLimitBucket): void;
-  /** Called when the service answered 429 for `bucket`: pause it for `ms`. */
-  pause?(bucket: RateLimitBucket, ms: number): void;
+  /**
+   * Resolves when a request of `bucket` (and of its sub-limit `subKey`, when given) may be sent,
+   * counting it. Rejects with `signal.reason` on abort.
+   */
+  acquire(bucket: RateLimitBucket, signal?: AbortSignal, subKey?: string): Promise<void>;
+  /** Called once per resolved `acquire` when its attempt has ended, with the same `subKey`. */
+  settle?(bucket: RateLimitBucket, subKey?: string): void;
+  /**
+   * Called when the service answered 429 for `bucket`: pause it for `ms`, or, with `subKey`,
+   * pause only the calls of that sub-limit.
+   */
+  pause?(bucket: RateLimitBucket, ms: number, subKey?: string): void;
 }

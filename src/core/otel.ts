@@ -20,42 +20,56 @@ export interface OpenTelemetrySpan {
 export interface OpenTelemetryApi {
   /** `trace` of `@opentelemetry/api`. */
   readonly trace: {
+    /** A tracer for the SDK's spans. */
     getTracer(
       name: string,
       version?: string,
     ): {
+      /** Starts a span (one per call, one per token exchange). */
       startSpan(
         name: string,
         options?: { kind?: number; attributes?: Record<string, OpenTelemetryAttributeValue> },
         context?: unknown,
       ): OpenTelemetrySpan;
     };
+    /** A context holding `span`, so that the spans it starts are its children. */
     setSpan(context: unknown, span: OpenTelemetrySpan): unknown;
   };
   /** `metrics` of `@opentelemetry/api`. */
   readonly metrics: {
+    /** A meter for the SDK's instruments. */
     getMeter(
       name: string,
       version?: string,
     ): {
+      /** A counter (calls, retries, pauses). */
       createCounter(
         name: string,
         options?: { description?: string; unit?: string },
       ): {
+        /** Adds to the counter. */
         add(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
       };
+      /** A histogram (call durations). */
       createHistogram(
         name: string,
         options?: { description?: string; unit?: string },
       ): {
+        /** Records one value. */
         record(value: number, attributes?: Record<string, OpenTelemetryAttributeValue>): void;
       };
     };
   };
   /** `context` of `@opentelemetry/api`. */
-  readonly context: { active(): unknown };
+  readonly context: {
+    /** The active context. */
+    active(): unknown;
+  };
   /** `propagation` of `@opentelemetry/api`. */
-  readonly propagation: { inject(context: unknown, carrier: Record<string, string>): void };
+  readonly propagation: {
+    /** Writes the context's trace headers into `carrier`. */
+    inject(context: unknown, carrier: Record<string, string>): void;
+  };
 }
 
 /** Client option: how the SDK reports to OpenTelemetry. */
@@ -220,4 +234,31 @@ export function createTelemetry(options: TelemetryOptions | undefined): Telemetr
   const propagate = options?.propagateContext === true;
   if (options?.api !== undefined) return new OpenTelemetryReporter(options.api, propagate);
   return new LazyReporter(propagate);
+}
+
+/** Counts a webhook receiver's deliveries by outcome (see `createDeliveryCounter`). */
+export interface DeliveryCounter {
+  /** One delivery answered with `outcome`; `eventType` when the body was an event. */
+  count(outcome: string, eventType: string | undefined): void;
+}
+
+/**
+ * The webhook receiver's `merchant_stablecoin.webhook.deliveries` counter, by `outcome` and, for a
+ * body that was an event, `event_type`. Loaded like the client's telemetry; nothing without it.
+ */
+export function createDeliveryCounter(options: TelemetryOptions | undefined): DeliveryCounter {
+  if (options?.enabled === false) return { count: () => undefined };
+  let add: ((value: number, attributes: Record<string, OpenTelemetryAttributeValue>) => void) | undefined;
+  const bind = (api: OpenTelemetryApi): void => {
+    const counter = api.metrics
+      .getMeter('merchant-stablecoin', SDK_VERSION)
+      .createCounter(`${PREFIX}.webhook.deliveries`, { description: 'Webhook deliveries by outcome' });
+    add = (value, attributes) => counter.add(value, attributes);
+  };
+  if (options?.api !== undefined) bind(options.api);
+  else
+    void loadApi().then((api) => {
+      if (api !== undefined) bind(api);
+    });
+  return { count: (outcome, eventType) => add?.(1, defined({ outcome, event_type: eventType })) };
 }

@@ -1,63 +1,91 @@
-import { MerchantSdkError, PaginationRestartError } from './errors.js';
-import type { ListOrderCheck, Page, PagePromise } from './types.js';
+import { ListProgress, itemId } from './list-progress.js';
+import type { ListOrderCheck, Page, PagePromise, PageResponse, WithResponse } from './types.js';
 
-/** Fetches the page after `cursor` (undefined: the first page). */
-export type PageFetcher<T> = (cursor: string | undefined) => Promise<Page<T>>;
+/** Fetches the page after `cursor` (undefined: the first page), with its response metadata. */
+export type PageFetcher<T, P extends Page<T> = Page<T>> = (cursor: string | undefined) => Promise<WithResponse<P>>;
+
+/** The page with its response attached, not enumerable (kept out of its JSON and equality). */
+function withPageResponse<P extends object>({ data, response }: WithResponse<P>): P & PageResponse {
+  Object.defineProperty(data, 'response', { value: response, enumerable: false, configurable: true });
+  return data as P & PageResponse;
+}
+
+/** Options of a {@link PageIterator}. */
+export interface PageIteratorOptions<T> {
+  /** Cursor to start from (undefined: the first page). */
+  readonly start?: string | undefined;
+  /** Order between consecutive items, where the list has one (reports). */
+  readonly order?: ListOrderCheck<T> | undefined;
+  /** Identity of an item (default: its string `id`). */
+  readonly identity?: ((item: T) => string | undefined) | undefined;
+  /** The endpoint, `METHOD /path`, named by the pagination errors. */
+  readonly endpoint?: string | undefined;
+}
 
 /**
  * Keyset-cursor list: awaitable for the first page, async-iterable over items, `pages()` for
  * pages. The end is decided by `has_more` alone. Memory stays flat: a page is dropped once its
- * items are yielded. A silent restart (the spec: an expired cursor returns the first page) is
- * detected from the list's order, or from the first page's first item reappearing.
+ * items are yielded, and the checks keep only the ids of the first page and of the last two.
+ *
+ * Each iteration is watched ({@link ListProgress}): a silent restart (the spec: an expired cursor
+ * returns the first page) raises `PaginationRestartError` when an item of the first page or of
+ * the two pages before comes back after a page boundary (by identity, the item's `id`), or when
+ * the list's known order goes backwards (reports); a list that makes no progress (no cursor, a
+ * cursor already followed, several empty pages saying `has_more: true`) raises
+ * `PaginationStalledError`. Both name the endpoint, and nothing of the bad page is yielded.
  */
-export class PageIterator<T> implements PagePromise<T> {
-  readonly #fetch: PageFetcher<T>;
-  readonly #start: string | undefined;
-  readonly #order: ListOrderCheck<T> | undefined;
-  readonly #identity: ((item: T) => string) | undefined;
-  #first: Promise<Page<T>> | undefined;
+export class PageIterator<T, P extends Page<T> = Page<T>> implements PagePromise<T, P> {
+  readonly #fetch: PageFetcher<T, P>;
+  readonly #options: PageIteratorOptions<T>;
+  #first: Promise<P & PageResponse> | undefined;
 
-  constructor(
-    fetch: PageFetcher<T>,
-    opts: { start?: string | undefined; order?: ListOrderCheck<T> | undefined; identity?: ((item: T) => string) | undefined } = {},
-  ) {
+  constructor(fetch: PageFetcher<T, P>, options: PageIteratorOptions<T> = {}) {
     this.#fetch = fetch;
-    this.#start = opts.start;
-    this.#order = opts.order;
-    this.#identity = opts.identity;
+    this.#options = options;
   }
 
-  #firstPage(): Promise<Page<T>> {
-    return (this.#first ??= this.#fetch(this.#start));
+  #firstPage(): Promise<P & PageResponse> {
+    return (this.#first ??= this.#fetch(this.#options.start).then(withPageResponse));
   }
 
-  then<R1 = Page<T>, R2 = never>(
-    onfulfilled?: ((value: Page<T>) => R1 | PromiseLike<R1>) | null,
+  #next(cursor: string): Promise<P & PageResponse> {
+    return this.#fetch(cursor).then(withPageResponse);
+  }
+
+  then<R1 = P & PageResponse, R2 = never>(
+    onfulfilled?: ((value: P & PageResponse) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
-  ): PromiseLike<R1 | R2> {
+  ): Promise<R1 | R2> {
     return this.#firstPage().then(onfulfilled, onrejected);
   }
 
-  async *pages(): AsyncGenerator<Page<T>, void, undefined> {
+  catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<(P & PageResponse) | R> {
+    return this.#firstPage().catch(onrejected);
+  }
+
+  finally(onfinally?: (() => void) | null): Promise<P & PageResponse> {
+    return this.#firstPage().finally(onfinally);
+  }
+
+  /** Resolves with the first page and its response metadata. */
+  withResponse(): Promise<WithResponse<P>> {
+    return this.#firstPage().then((page) => ({ data: page, response: page.response }));
+  }
+
+  readonly [Symbol.toStringTag] = 'PagePromise';
+
+  async *pages(): AsyncGenerator<P & PageResponse, void, undefined> {
+    const { start, order, identity, endpoint } = this.#options;
+    const progress = new ListProgress<T>({ endpoint, order, start, identity: identity ?? itemId });
     let page = await this.#firstPage();
-    // Only the first item's identity and the last item seen are kept between pages.
-    const firstId = this.#identity && page.data[0] !== undefined ? this.#identity(page.data[0]) : undefined;
+    let cursor: string | undefined = start;
+    progress.accept(page, undefined);
     for (;;) {
       yield page;
       if (!page.has_more) return;
-      const cursor = page.next_cursor;
-      if (cursor === null || cursor === '') {
-        throw new MerchantSdkError('The list reported has_more: true without a next_cursor; stopping instead of looping.');
-      }
-      const last = page.data[page.data.length - 1];
-      page = await this.#fetch(cursor);
-      const head = page.data[0];
-      if (head !== undefined) {
-        const restarted =
-          (this.#order !== undefined && last !== undefined && !this.#order(last, head)) ||
-          (this.#order === undefined && firstId !== undefined && this.#identity!(head) === firstId);
-        if (restarted) throw new PaginationRestartError(cursor);
-      }
+      cursor = progress.nextCursor(page, cursor);
+      page = await this.#next(cursor);
+      progress.accept(page, cursor);
     }
   }
 

@@ -2,10 +2,11 @@ import type { EndpointDescriptor } from '../spec/endpoint.js';
 import { ApiPromiseImpl } from './api-promise.js';
 import type { AttemptRunner } from './attempt-runner.js';
 import { prepareCall } from './call.js';
-import { PageIterator } from './pagination.js';
+import { toLoosePage } from './loose-page.js';
+import { PageIterator, type PageFetcher } from './pagination.js';
 import { readResult } from './result.js';
 import type { TokenManager } from './token-manager.js';
-import type { ApiPromise, CallArgs, EndpointCaller, ListArgs, Page, PagePromise, WithResponse } from './types.js';
+import type { ApiPromise, CallArgs, EndpointCaller, ListArgs, LoosePage, Page, PagePromise, WithResponse } from './types.js';
 
 /** What the pipeline needs besides the attempt loop. */
 export interface PipelineSettings {
@@ -35,11 +36,26 @@ export class Pipeline implements EndpointCaller {
   }
 
   list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T> = {}): PagePromise<T> {
+    return this.#pages(endpoint, args, (cursor) => this.#run(endpoint, this.#pageArgs(args, cursor)));
+  }
+
+  looseList<T>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T> = {}): PagePromise<T, LoosePage<T>> {
+    return this.#pages(endpoint, args, (cursor) =>
+      this.#run(endpoint, this.#pageArgs(args, cursor)).then((r) => ({ data: toLoosePage<T>(r.data), response: r.response })),
+    );
+  }
+
+  #pageArgs<T>(args: ListArgs<T>, cursor: string | undefined): CallArgs {
+    return { ...args, query: { ...args.query, cursor } };
+  }
+
+  #pages<T, P extends Page<T>>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T>, fetch: PageFetcher<T, P>): PagePromise<T, P> {
     const start = args.query?.cursor;
-    return new PageIterator<T>((cursor) => this.#run(endpoint, { ...args, query: { ...args.query, cursor } }).then((r) => r.data), {
+    return new PageIterator<T, P>(fetch, {
       start: typeof start === 'string' ? start : undefined,
       order: args.order,
       identity: args.identity,
+      endpoint: `${endpoint.method} ${endpoint.path}`,
     });
   }
 

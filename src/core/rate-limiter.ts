@@ -1,5 +1,5 @@
 import type { RateLimitBucket } from '../spec/endpoint.js';
-import { RATE_LIMIT_BUCKETS } from '../spec/rate-limits.js';
+import { RATE_LIMIT_BUCKETS, SUB_LIMIT_QUOTAS } from '../spec/rate-limits.js';
 import { nonNegativeInt, positiveInt } from './checks.js';
 import { systemClock, type Clock } from './clock.js';
 import type { RequestLimiter } from './limiter.js';
@@ -92,6 +92,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  *   long it queued for a socket on the way.
  * - {@link pause} (called by the client after a 429 with `Retry-After`) holds every queued and
  *   future acquire of that bucket until the pause ends; the other buckets keep flowing.
+ * - Sub-limits (`subKey`, see {@link RequestLimiter}): one member's QR quotes (30 per window)
+ *   and the bank search (300 per window) are counted on their own as well as in their bucket, and
+ *   a 429 on them pauses only that sub-limit, never the bucket's other calls. Idle sub-limits are
+ *   dropped, so one per member does not accumulate.
  *
  * The counts are per process. Quotas are per merchant on the service, so a fleet of N servers
  * either gives each a share (`quotas`) or plugs a shared {@link RequestLimiter}.
@@ -112,6 +116,8 @@ export class MemoryRateLimiter implements RequestLimiter {
   readonly #marginMs: number;
   readonly #clock: Clock;
   readonly #buckets: Readonly<Record<RateLimitBucket, Bucket>>;
+  /** Sub-limits by bucket and sub-key (one member's QR quotes, the bank search). */
+  readonly #subs = new Map<string, Bucket>();
 
   constructor(options: MemoryRateLimiterOptions = {}) {
     this.#clock = options.clock ?? systemClock;
@@ -127,9 +133,22 @@ export class MemoryRateLimiter implements RequestLimiter {
    * @param bucket - The request's bucket (`bucketOf(method, path)`).
    * @param signal - Aborts the wait: the promise rejects with `signal.reason` at once.
    */
-  acquire(bucket: RateLimitBucket, signal?: AbortSignal): Promise<void> {
+  acquire(bucket: RateLimitBucket, signal?: AbortSignal, subKey?: string): Promise<void> {
     const b = this.#bucket(bucket);
     if (b === undefined) return Promise.reject(notABucket());
+    if (subKey === undefined) return this.#take(b, signal);
+    // A sub-limit's call takes a slot of its sub-limit, then of its bucket (both must pass).
+    const sub = this.#sub(bucket, subKey);
+    return this.#take(sub, signal).then(() =>
+      this.#take(b, signal).catch((err: unknown) => {
+        sub.inFlight.pop(); // aborted while queued for the bucket: give the sub-limit slot back
+        this.#forget(bucket, subKey, sub);
+        throw err;
+      }),
+    );
+  }
+
+  #take(b: Bucket, signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const now = this.#clock.now();
     if (b.queue.length === 0 && this.#hasRoom(b, now)) {
@@ -159,9 +178,16 @@ export class MemoryRateLimiter implements RequestLimiter {
    * or was aborted): its slot is then held for one window from now. Attempts are not told apart;
    * the oldest unsettled slot is settled, which keeps the count exact.
    */
-  settle(bucket: RateLimitBucket): void {
+  settle(bucket: RateLimitBucket, subKey?: string): void {
     const b = this.#bucket(bucket);
     if (b === undefined) return;
+    this.#settleOne(b);
+    if (subKey === undefined) return;
+    const sub = this.#subs.get(subLimitKey(bucket, subKey));
+    if (sub !== undefined) this.#settleOne(sub);
+  }
+
+  #settleOne(b: Bucket): void {
     const now = this.#clock.now();
     this.#prune(b, now);
     if (b.inFlight.length === 0) return;
@@ -175,18 +201,24 @@ export class MemoryRateLimiter implements RequestLimiter {
    * Holds every queued and future acquire of `bucket` for `ms` from now (never shortens a
    * pause already set). The client calls it when the service answers 429 with `Retry-After`.
    */
-  pause(bucket: RateLimitBucket, ms: number): void {
-    const b = this.#bucket(bucket);
-    if (b === undefined || !Number.isFinite(ms) || ms <= 0) return;
+  pause(bucket: RateLimitBucket, ms: number, subKey?: string): void {
+    const main = this.#bucket(bucket);
+    if (main === undefined || !Number.isFinite(ms) || ms <= 0) return;
+    // With a sub-limit, only its calls wait: the bucket's other calls keep flowing.
+    const b = subKey === undefined ? main : this.#sub(bucket, subKey);
     const until = this.#clock.now() + ms;
     if (until > b.pausedUntil) b.pausedUntil = until;
     if (b.queue.length > 0) this.#drain(b);
   }
 
-  /** Current usage of one bucket. */
-  usage(bucket: RateLimitBucket): BucketUsage {
-    const b = this.#bucket(bucket);
-    if (b === undefined) throw notABucket();
+  /**
+   * Current usage of one bucket, or with `subKey` of one of its sub-limits (see
+   * {@link RequestLimiter}; all zero when that sub-limit holds nothing).
+   */
+  usage(bucket: RateLimitBucket, subKey?: string): BucketUsage {
+    const main = this.#bucket(bucket);
+    if (main === undefined) throw notABucket();
+    const b = subKey === undefined ? main : (this.#subs.get(subLimitKey(bucket, subKey)) ?? new Bucket(subQuota(subKey)));
     const now = this.#clock.now();
     this.#prune(b, now);
     return {
@@ -196,6 +228,34 @@ export class MemoryRateLimiter implements RequestLimiter {
       queued: b.queue.length,
       pausedForMs: Math.max(0, b.pausedUntil - now),
     };
+  }
+
+  /** The bucket of a sub-limit, made on first use. */
+  #sub(bucket: RateLimitBucket, subKey: string): Bucket {
+    const key = subLimitKey(bucket, subKey);
+    let sub = this.#subs.get(key);
+    if (sub === undefined) {
+      this.#subs.set(key, (sub = new Bucket(subQuota(subKey))));
+      this.#sweep();
+    }
+    return sub;
+  }
+
+  /** Drops a sub-limit that holds nothing any more (one per member: memory stays bounded). */
+  #forget(bucket: RateLimitBucket, subKey: string, sub: Bucket): void {
+    if (this.#isIdle(sub, this.#clock.now())) this.#subs.delete(subLimitKey(bucket, subKey));
+  }
+
+  /** Every so often, drops the idle sub-limits. */
+  #sweep(): void {
+    if (this.#subs.size % 256 !== 0) return;
+    const now = this.#clock.now();
+    for (const [key, sub] of this.#subs) if (this.#isIdle(sub, now)) this.#subs.delete(key);
+  }
+
+  #isIdle(b: Bucket, now: number): boolean {
+    this.#prune(b, now);
+    return b.used === 0 && b.queue.length === 0 && now >= b.pausedUntil;
   }
 
   #bucket(name: RateLimitBucket): Bucket | undefined {
@@ -257,6 +317,16 @@ export class MemoryRateLimiter implements RequestLimiter {
     });
     return `MemoryRateLimiter { ${parts.join(', ')} }`;
   }
+}
+
+function subLimitKey(bucket: RateLimitBucket, subKey: string): string {
+  return `${bucket}\u0000${subKey}`;
+}
+
+/** The quota of a sub-limit by its name (the part before `:`); unknown names only pause. */
+function subQuota(subKey: string): number {
+  const name = subKey.split(':')[0]!;
+  return Object.hasOwn(SUB_LIMIT_QUOTAS, name) ? SUB_LIMIT_QUOTAS[name as keyof typeof SUB_LIMIT_QUOTAS] : Number.MAX_SAFE_INTEGER;
 }
 
 /** Drops the leading entries of an ascending list that are at or before `cutoff`. */

@@ -79,17 +79,63 @@ export interface Page<T> {
 }
 
 /**
+ * One page of a list whose shape the spec does not show ("not shown": assumed a list envelope,
+ * but any JSON value is accepted and passed through). `shape` says what the service answered:
+ *
+ * - `envelope`: an object with a `data` array: its items, `next_cursor` (a string, else null)
+ *   and `has_more` (true only when the body says `true`);
+ * - `array`: a bare JSON array: its elements are the items, and it is the only page;
+ * - `other`: any other JSON value (an object without a `data` array, `null`, a string, a
+ *   number): no items, one page; read it from `body`.
+ *
+ * `body` is the whole response body as received, envelope fields included.
+ */
+export interface LoosePage<T> extends Page<T> {
+  /** What the service answered: a list envelope, a bare array, or another value. */
+  readonly shape: 'envelope' | 'array' | 'other';
+  /** The whole response body, as received. */
+  readonly body: unknown;
+}
+
+/**
  * Tells whether `next` may legitimately follow `previous` in a list's order. Used to detect the
  * spec's silent restart (an expired cursor returns the first page) instead of yielding duplicates.
  */
 export type ListOrderCheck<T> = (previous: T, next: T) => boolean;
 
 /**
- * The object `list()` methods return: awaitable for the first page, async-iterable over items.
+ * What a page of a list carries besides its own fields: the metadata of the response that
+ * brought it (request id, status, headers), as `withResponse()` gives for single calls. The
+ * property is not enumerable, so it is not part of the page's JSON, spreads or equality checks.
  */
-export interface PagePromise<T> extends PromiseLike<Page<T>>, AsyncIterable<T> {
-  /** Async iteration over whole pages. */
-  pages(): AsyncIterable<Page<T>>;
+export interface PageResponse {
+  /** Metadata of the response that carried this page. */
+  readonly response: ResponseMeta;
+}
+
+/**
+ * The object `list()` methods return: a real promise of the first page (`await`, `.then`,
+ * `.catch`, `.finally`), `withResponse()` for the first page and its response metadata, and an
+ * async iterable over every item of every page. The first request is made when the promise is
+ * first used or iterated. Each page exposes its own `response` ({@link PageResponse}).
+ *
+ * Iteration raises `PaginationRestartError` when the service silently restarts the list (an
+ * expired cursor returns the first page) and `PaginationStalledError` when it makes no progress,
+ * instead of yielding duplicates or looping.
+ *
+ * @typeParam T - An item.
+ * @typeParam P - A page (a {@link LoosePage} for lists whose shape the spec does not show).
+ *
+ * @example
+ * const first = await client.assets.list().catch(() => undefined);
+ * const { data: page, response } = await client.member('m_1').remittances.list().withResponse();
+ * for await (const p of client.reports.list().pages()) console.log(p.response.requestId, p.data.length);
+ */
+export interface PagePromise<T, P extends Page<T> = Page<T>> extends Promise<P & PageResponse>, AsyncIterable<T> {
+  /** Resolves with the first page and the metadata of the response that carried it. */
+  withResponse(): Promise<WithResponse<P>>;
+  /** Async iteration over whole pages, each with its `response`. */
+  pages(): AsyncIterable<P & PageResponse>;
   /** Collects at most `max` items (a cap on the total, not a page size). */
   collect(max: number): Promise<T[]>;
 }
@@ -98,8 +144,8 @@ export interface PagePromise<T> extends PromiseLike<Page<T>>, AsyncIterable<T> {
 export interface ListArgs<T> extends CallArgs {
   /** Order check between consecutive items, for restart detection. */
   readonly order?: ListOrderCheck<T>;
-  /** Extracts a stable identity of an item, for restart detection when no order is known. */
-  readonly identity?: (item: T) => string;
+  /** Stable identity of an item for restart detection (default: its string `id`); undefined for none. */
+  readonly identity?: (item: T) => string | undefined;
 }
 
 /**
@@ -110,4 +156,9 @@ export interface EndpointCaller {
   call<T>(endpoint: EndpointDescriptor<T>, args?: CallArgs): ApiPromise<T>;
   /** Makes a keyset-paginated list call of an endpoint whose response is a page. */
   list<T>(endpoint: EndpointDescriptor<Page<T>>, args?: ListArgs<T>): PagePromise<T>;
+  /**
+   * A list call of an endpoint whose shape the spec does not show: any JSON body is accepted and
+   * turned into a {@link LoosePage} (its items validated by the descriptor's schema).
+   */
+  looseList<T>(endpoint: EndpointDescriptor<unknown>, args?: ListArgs<T>): PagePromise<T, LoosePage<T>>;
 }

@@ -57,7 +57,9 @@ export interface RedisRateLimiterOptions extends RedisStoreOptions {
  *   admission times) and `...:<bucket>:pause`. A test may pass its own `clock` instead (see
  *   {@link RedisRateLimiterOptions.clock}).
  * - `pause(bucket, ms)` (the client calls it on a 429 with `Retry-After`) sets the shared pause
- *   key with that TTL, which every instance's `acquire` honours.
+ *   key with that TTL, which every instance's `acquire` honours. A 429 on a sub-limit (one
+ *   member's QR quotes, the bank search) sets only that sub-limit's key,
+ *   `...:<bucket>:sub:<digest>:pause`, honoured by the acquires of that sub-limit alone.
  * - If Redis fails or is slow, this process falls back to `fallback` (per-process counting) and
  *   one line is logged. See docs/fleet.md.
  *
@@ -100,7 +102,7 @@ export class RedisRateLimiter implements RequestLimiter {
    * @param bucket - The request's bucket.
    * @param signal - Aborts the wait: rejects with `signal.reason`, takes no slot.
    */
-  async acquire(bucket: RateLimitBucket, signal?: AbortSignal): Promise<void> {
+  async acquire(bucket: RateLimitBucket, signal?: AbortSignal, subKey?: string): Promise<void> {
     if (!isRateLimitBucket(bucket)) throw notABucket();
     if (signal?.aborted) throw signal.reason;
     // One waiter per bucket per process talks to Redis; the others queue here in FIFO order.
@@ -111,7 +113,7 @@ export class RedisRateLimiter implements RequestLimiter {
     this.#tails.set(bucket, mine);
     try {
       await untilOrAborted(ahead, signal);
-      return await this.#acquireShared(bucket, signal);
+      return await this.#acquireShared(bucket, signal, subKey);
     } finally {
       // An aborted waiter still hands over only once those ahead of it are done, keeping order.
       void ahead.then(() => {
@@ -122,8 +124,9 @@ export class RedisRateLimiter implements RequestLimiter {
   }
 
   /** The Redis side of {@link RedisRateLimiter.acquire}: loops on the script until admitted. */
-  async #acquireShared(bucket: RateLimitBucket, signal: AbortSignal | undefined): Promise<void> {
-    const keys = [this.#key(bucket), `${this.#key(bucket)}:pause`];
+  async #acquireShared(bucket: RateLimitBucket, signal: AbortSignal | undefined, subKey: string | undefined): Promise<void> {
+    // A sub-limit's call also honours its own pause key (KEYS[3]); it is counted in its bucket.
+    const keys = [this.#key(bucket), `${this.#key(bucket)}:pause`, ...(subKey === undefined ? [] : [this.#subPauseKey(bucket, subKey)])];
     for (;;) {
       const member = `${this.#instance}:${(this.#seq++).toString(36)}`;
       const attempt = this.#guard.run(
@@ -136,7 +139,8 @@ export class RedisRateLimiter implements RequestLimiter {
         () => undefined,
       );
       const wait = await this.#unlessAborted(attempt, signal, keys[0]!, member);
-      if (wait === undefined) return this.#fallback.acquire(bucket, signal);
+      if (wait === undefined)
+        return subKey === undefined ? this.#fallback.acquire(bucket, signal) : this.#fallback.acquire(bucket, signal, subKey);
       if (!(wait > 0)) return;
       // Head waiters of many instances wake together when a slot frees; jitter spreads them out.
       const pace = wait + Math.floor(Math.random() * 15);
@@ -181,24 +185,27 @@ export class RedisRateLimiter implements RequestLimiter {
   }
 
   /**
-   * Pauses `bucket` for every instance for `ms` from now (never shortens a longer pause). The
-   * client calls it when the service answered 429 with `Retry-After`. Never throws.
+   * Pauses `bucket` for every instance for `ms` from now (never shortens a longer pause), or
+   * with `subKey` only the calls of that sub-limit (one member's QR quotes, the bank search; see
+   * {@link RequestLimiter}), so that the bucket's other calls keep flowing across the fleet.
+   * The client calls it when the service answered 429 with `Retry-After`. Never throws.
    */
-  pause(bucket: RateLimitBucket, ms: number): void {
+  pause(bucket: RateLimitBucket, ms: number, subKey?: string): void {
     if (!isRateLimitBucket(bucket) || !Number.isFinite(ms) || ms <= 0) return;
-    this.#fallback.pause?.(bucket, ms);
+    if (subKey === undefined) this.#fallback.pause?.(bucket, ms);
+    else this.#fallback.pause?.(bucket, ms, subKey);
+    const key = subKey === undefined ? `${this.#key(bucket)}:pause` : this.#subPauseKey(bucket, subKey);
     void this.#guard
       .run(
-        (redis) =>
-          this.#guard.script(
-            redis,
-            PAUSE,
-            [`${this.#key(bucket)}:pause`],
-            [Math.ceil(ms), this.#clock === undefined ? '' : Math.floor(this.#clock.now())],
-          ),
+        (redis) => this.#guard.script(redis, PAUSE, [key], [Math.ceil(ms), this.#clock === undefined ? '' : Math.floor(this.#clock.now())]),
         () => undefined,
       )
       .catch(() => undefined);
+  }
+
+  /** The pause key of a sub-limit: a digest, since a sub-key may hold a member id. */
+  #subPauseKey(bucket: RateLimitBucket, subKey: string): string {
+    return `${this.#key(bucket)}:sub:${keyDigest(subKey).slice(0, 16)}:pause`;
   }
 
   #key(bucket: RateLimitBucket): string {

@@ -83,8 +83,8 @@ return 0
 `);
 
 /**
- * KEYS[1] bucket window (sorted set, score = admission time in ms), KEYS[2] bucket pause.
- * ARGV[1] quota, ARGV[2] window ms, ARGV[3] unique member, ARGV[4] the caller's clock in ms or
+ * KEYS[1] bucket window (sorted set, score = admission time in ms), KEYS[2] bucket pause,
+ * KEYS[3] (optional) the pause of the call's sub-limit, honoured like the bucket's. ARGV[1] quota, ARGV[2] window ms, ARGV[3] unique member, ARGV[4] the caller's clock in ms or
  * '' for Redis' own.
  *
  * Returns 0 when one request is admitted (and counted), otherwise the ms to wait: the pause's
@@ -101,11 +101,15 @@ local keep = tonumber(ARGV[2])
 if ARGV[4] ~= nil and ARGV[4] ~= '' then
   now = tonumber(ARGV[4])
   keep = math.max(keep, 86400000)
-  local pausedUntil = tonumber(redis.call('GET', KEYS[2]) or '')
-  if pausedUntil and pausedUntil > now then return pausedUntil - now end
+  for i = 2, #KEYS do
+    local pausedUntil = tonumber(redis.call('GET', KEYS[i]) or '')
+    if pausedUntil and pausedUntil > now then return pausedUntil - now end
+  end
 else
-  local paused = redis.call('PTTL', KEYS[2])
-  if paused > 0 then return paused end
+  for i = 2, #KEYS do
+    local paused = redis.call('PTTL', KEYS[i])
+    if paused > 0 then return paused end
+  end
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end

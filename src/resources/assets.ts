@@ -1,5 +1,5 @@
-import type { CallOptions, EndpointCaller, PagePromise } from '../core/types.js';
-import type { LooseResult } from '../schemas/common.js';
+import type { CallOptions, EndpointCaller, LoosePage, PagePromise } from '../core/types.js';
+import type { LooseItem } from '../schemas/common.js';
 import { ASSETS_LIST } from '../spec/endpoints.js';
 import { looseListQuery, type ListParams, type LooseQuery } from './guards.js';
 
@@ -20,7 +20,7 @@ export class Assets {
    *
    * Errors: not shown.
    */
-  list(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
-    return this.#api.list(ASSETS_LIST, { query: looseListQuery(params), options });
+  list(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseItem, LoosePage<LooseItem>> {
+    return this.#api.looseList(ASSETS_LIST, { query: looseListQuery(params), options });
   }
 }

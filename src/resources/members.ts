@@ -1,5 +1,5 @@
 import type { ApiPromise, CallOptions, EndpointCaller } from '../core/types.js';
-import type { LooseResult } from '../schemas/common.js';
+import type { Loose } from '../schemas/common.js';
 import { MEMBERS_CREATE, MEMBERS_SUSPEND } from '../spec/endpoints.js';
 import { bodyOrEmpty, checkId, checkObject, type LooseBody } from './guards.js';
 
@@ -28,7 +28,7 @@ export class Members {
    *
    * Errors: not shown.
    */
-  create(params: MemberCreateParams, options?: CallOptions): ApiPromise<LooseResult> {
+  create(params: MemberCreateParams, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.call(MEMBERS_CREATE, { body: checkObject(params, 'params'), options });
   }
 
@@ -44,7 +44,7 @@ export class Members {
    *
    * @param memberId - `external_member_id` or `mem_<uuid>` (assumed, as for `x-on-behalf-of`).
    */
-  suspend(memberId: string, params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+  suspend(memberId: string, params?: LooseBody, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.call(MEMBERS_SUSPEND, { pathParams: { id: checkId(memberId, 'memberId') }, body: bodyOrEmpty(params), options });
   }
 }

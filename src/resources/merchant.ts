@@ -1,12 +1,13 @@
 import { InvalidArgumentError } from '../core/errors.js';
-import type { ApiPromise, CallOptions, EndpointCaller, PagePromise } from '../core/types.js';
+import type { ApiPromise, CallOptions, EndpointCaller, LoosePage, PagePromise } from '../core/types.js';
 import type { AmountInput } from '../money.js';
-import type { LooseResult } from '../schemas/common.js';
+import type { Loose, LooseItem } from '../schemas/common.js';
 import type { MerchantConversion, TopupDeclaration } from '../schemas/merchant.js';
 import * as E from '../spec/endpoints.js';
 import {
   amount,
   bodyOrEmpty,
+  charLength,
   checkMaxChars,
   checkObject,
   checkOptionalText,
@@ -47,6 +48,32 @@ export interface TopupCreateParams {
   readonly reference_no?: string;
   /** Combined with `reference_no`, truncated to 300 characters overall by the service. */
   readonly note?: string;
+  /**
+   * Let the service cut a long `note` (and the `reference_no` merged into it) at 300 characters.
+   * Default false: the call is refused before sending when the merged text could pass the
+   * limit (see {@link MerchantTopups.create}). Not sent.
+   */
+  readonly allowNoteTruncation?: boolean;
+}
+
+/** The service's limit on the merged note (Limits > Other constants: `note` after merge, 300). */
+const MERGED_NOTE_MAX = 300;
+/**
+ * Characters reserved for the fixed Chinese receipt prefix and separator that the service adds
+ * when it merges `reference_no` into `note`. The spec calls the prefix fixed but does not show
+ * it; 32 is far above any receipt label ("回单号：" is 4), so a merged text the SDK lets through
+ * is never cut.
+ */
+const REFERENCE_PREFIX_RESERVE = 32;
+
+/** Refuses a note that the service's merge with `reference_no` could cut at 300 characters. */
+function checkMergedNote(note: string | undefined, reference: string | undefined): void {
+  const merged = charLength(note ?? '') + (reference === undefined ? 0 : charLength(reference) + REFERENCE_PREFIX_RESERVE);
+  if (merged <= MERGED_NOTE_MAX) return;
+  throw new InvalidArgumentError(
+    'note',
+    `with reference_no would pass ${MERGED_NOTE_MAX} characters once the service merges them (behind a receipt prefix of up to ${REFERENCE_PREFIX_RESERVE} characters reserved), and the service cuts the rest, possibly the bank reference. Shorten the note, or pass allowNoteTruncation: true.`,
+  );
 }
 
 /** Merchant asset conversions. */
@@ -121,18 +148,23 @@ export class MerchantTopups {
    *
    * Rules: `channel` is checked to be exactly `chain` or `fiat` before sending, because the service
    * silently turns any other value (even `FIAT`) into `chain`, and a declared `chain` record has no
-   * transaction hash and never posts automatically.
+   * transaction hash and never posts automatically. The service merges `reference_no` into `note`
+   * behind a fixed Chinese receipt prefix and cuts the result at 300 characters, which could cut
+   * the bank reference that matches a fiat top-up: unless `allowNoteTruncation` is true, the call
+   * is refused before sending when `note` plus `reference_no` plus 32 characters reserved for the
+   * prefix (its length is not shown) pass 300 characters, or `note` alone passes 300.
    *
    * Errors: 400 `invalid_request` (body not JSON or asset missing), `invalid_fields` (amount, with
    * `fields[].key = amount`), `asset_not_allowed`; 403 `insufficient_scope`; 409
    * `idempotency_key_reused`, `idempotency_in_progress`.
    *
    * @throws InvalidArgumentError before sending when `amount` is not positive or exceeds 20
-   * integer digits or 12 decimals, `reference_no` exceeds 64 characters, or `channel` is another value.
+   * integer digits or 12 decimals, `reference_no` exceeds 64 characters, `channel` is another
+   * value, or the merged note could pass 300 characters without `allowNoteTruncation`.
    */
   create(params: TopupCreateParams, options?: CallOptions): ApiPromise<TopupDeclaration> {
     checkObject(params, 'params');
-    const { channel, reference_no } = params;
+    const { channel, reference_no, allowNoteTruncation } = params;
     if (channel !== undefined && channel !== 'chain' && channel !== 'fiat') {
       throw new InvalidArgumentError(
         'channel',
@@ -147,6 +179,7 @@ export class MerchantTopups {
         reference_no === undefined ? undefined : checkMaxChars(checkOptionalText(reference_no, 'reference_no')!, 'reference_no', 64),
       note: checkOptionalText(params.note, 'note'),
     });
+    if (allowNoteTruncation !== true) checkMergedNote(body.note, body.reference_no);
     return this.#api.call(E.MERCHANT_TOPUPS_CREATE, { body, options });
   }
 
@@ -158,8 +191,8 @@ export class MerchantTopups {
    *
    * Errors: not shown.
    */
-  list(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
-    return this.#api.list(E.MERCHANT_TOPUPS_LIST, { query: looseListQuery(params), options });
+  list(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseItem, LoosePage<LooseItem>> {
+    return this.#api.looseList(E.MERCHANT_TOPUPS_LIST, { query: looseListQuery(params), options });
   }
 }
 
@@ -186,8 +219,8 @@ export class MerchantAccount {
    *
    * Errors: not shown.
    */
-  balances(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
-    return this.#api.list(E.MERCHANT_BALANCES, { query: looseListQuery(params), options });
+  balances(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseItem, LoosePage<LooseItem>> {
+    return this.#api.looseList(E.MERCHANT_BALANCES, { query: looseListQuery(params), options });
   }
 
   /**
@@ -199,8 +232,8 @@ export class MerchantAccount {
    *
    * Errors: not shown.
    */
-  lines(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
-    return this.#api.list(E.MERCHANT_LINES, { query: looseListQuery(params), options });
+  lines(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseItem, LoosePage<LooseItem>> {
+    return this.#api.looseList(E.MERCHANT_LINES, { query: looseListQuery(params), options });
   }
 
   /**
@@ -211,7 +244,7 @@ export class MerchantAccount {
    *
    * Errors: not shown.
    */
-  pending(query?: LooseQuery, options?: CallOptions): ApiPromise<LooseResult> {
+  pending(query?: LooseQuery, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.call(E.MERCHANT_PENDING, { query: checkQuery(query), options });
   }
 
@@ -223,8 +256,8 @@ export class MerchantAccount {
    *
    * Errors: not shown.
    */
-  conversionPairs(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
-    return this.#api.list(E.MERCHANT_CONVERSION_PAIRS, { query: looseListQuery(params), options });
+  conversionPairs(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseItem, LoosePage<LooseItem>> {
+    return this.#api.looseList(E.MERCHANT_CONVERSION_PAIRS, { query: looseListQuery(params), options });
   }
 
   /**
@@ -236,7 +269,7 @@ export class MerchantAccount {
    *
    * Errors: not shown beyond `service_unavailable`, which here carries `retry_after` (seconds).
    */
-  depositAddress(params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+  depositAddress(params?: LooseBody, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.call(E.MERCHANT_DEPOSIT_ADDRESS, { body: bodyOrEmpty(params), options });
   }
 }

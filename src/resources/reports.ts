@@ -1,3 +1,4 @@
+import type { Loose } from '../schemas/common.js';
 import type { ApiPromise, CallOptions, EndpointCaller, ListOrderCheck, PagePromise } from '../core/types.js';
 import type { ExportReport, ReportDetail } from '../schemas/reports.js';
 import { REPORTS_LIST, REPORTS_RETRIEVE } from '../spec/endpoints.js';
@@ -67,7 +68,7 @@ export class Reports {
    *
    * @param reportId - `rep_<uuid>`.
    */
-  retrieve(reportId: string, options?: CallOptions): ApiPromise<ReportDetail> {
+  retrieve(reportId: string, options?: CallOptions): ApiPromise<Loose<ReportDetail>> {
     return this.#api.call(REPORTS_RETRIEVE, { pathParams: { id: checkId(reportId, 'reportId') }, options });
   }
 }

@@ -34,15 +34,15 @@ export const balanceRowSchema = z.looseObject({
 export interface BalanceRow extends z.infer<typeof balanceRowSchema> {}
 
 /**
- * The `GET /v1/balances` body: the list envelope plus the transitional `balances` copy of
- * `data` (Versioning: kept until a changelog announces its removal, so it is optional here and
- * the SDK never reads it).
+ * The `GET /v1/balances` body: the list envelope plus the transitional `balances` copy of `data`
+ * (the spec: "New clients read `data`"). The copy is never read, so it is never validated either:
+ * a copy that deviates, or disappears, cannot break a call. It is passed through as received.
  */
 export const balancesEnvelopeSchema = z.looseObject({
   ...pageShape(balanceRowSchema),
-  /** Transitional duplicate of `data` (Versioning). Never read it: it will be removed. */
-  balances: z.array(balanceRowSchema).optional(),
+  /** Transitional duplicate of `data`, passed through unvalidated. Never read it: it will be removed. */
+  balances: z.unknown().optional(),
 });
 
-/** The member balances envelope. Read `data`; `balances` is a transitional duplicate. */
+/** The member balances envelope. Read `data`; `balances` is a transitional duplicate, unvalidated. */
 export interface BalancesEnvelope extends z.infer<typeof balancesEnvelopeSchema> {}

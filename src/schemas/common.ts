@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { looseListItems } from '../core/loose-page.js';
 
 /**
  * Building blocks shared by every schema of the SDK.
@@ -28,9 +29,13 @@ export function openEnum<const T extends readonly [string, ...string[]]>(values:
 
 /**
  * A decimal amount exactly as the service sent it (Conventions: amounts are decimal strings,
- * never numbers). Kept as a string; parse with `toDecimal` from the money helpers.
+ * never numbers): plain fixed-point digits, `"25.50"`, `"0"`, `"100.000000000000000001"`. No
+ * sign (the spec gives no response amount that may be negative: none of the balance buckets,
+ * fees, totals or credits), no exponent (`"1e9"`), no hexadecimal (`"0x10"`), no `"NaN"`,
+ * `"Infinity"` or empty string: a response carrying one fails validation instead of reaching a
+ * sum. Kept as a string; parse with `toDecimal` from the money helpers.
  */
-export const decimalString = z.string();
+export const decimalString = z.string().regex(/^\d+(\.\d+)?$/, 'must be a plain fixed-point decimal string such as "25.50"');
 
 /** An ISO 8601 timestamp string, kept as sent. */
 export const isoTimestamp = z.string();
@@ -61,8 +66,9 @@ export function pageSchema<T extends z.ZodType>(item: T) {
 }
 
 /**
- * Schema of a response whose shape the spec does not show: any JSON object, every field passed
- * through, with only the fields the spec's prose names typed (all optional).
+ * Object form of a response whose shape the spec does not show: every field passed through, with
+ * only the fields the spec's prose names typed (all optional). `id` and `status` are strings
+ * where present: the spec's identifiers are prefixed strings and every status it names is one.
  */
 export const looseResultSchema = z.looseObject({
   /** Identifier, when the response carries one. */
@@ -71,11 +77,75 @@ export const looseResultSchema = z.looseObject({
   status: z.string().optional(),
 });
 
-/** A loosely typed result: the fields the prose names, and every other field as `unknown`. */
+/** A loosely typed result in object form: the fields the prose names, and every other field as `unknown`. */
 export interface LooseResult extends z.infer<typeof looseResultSchema> {}
 
-/** Page of loosely typed items (item shape not shown by the spec). */
-export const loosePageSchema = pageSchema(looseResultSchema);
+/**
+ * A JSON value other than an object, as an endpoint whose shape the spec does not show may answer
+ * it: an array, a string, a number, a boolean or `null`. Passed through as received.
+ */
+export type LooseNonObject = readonly unknown[] | string | number | boolean | null;
 
-/** A page of loosely typed items. */
-export interface LoosePage extends z.infer<typeof loosePageSchema> {}
+/**
+ * What an endpoint whose shape the spec does not show answers: its object form `T` (named fields
+ * typed), or any other JSON value as received. Narrow with {@link isLooseObject}.
+ *
+ * @typeParam T - The object form.
+ */
+export type Loose<T extends object = LooseResult> = T | LooseNonObject;
+
+/** A loosely typed list item: an object (named fields typed) or any other JSON value. */
+export type LooseItem = Loose<LooseResult>;
+
+/**
+ * Schema of a response the spec does not show: the object form `object` (its issues reported
+ * with their paths), or any JSON value that is not an object, passed through unchanged.
+ *
+ * @param object - Schema of the object form.
+ */
+export function loose<T extends z.ZodType<object>>(object: T): z.ZodType<z.output<T> | LooseNonObject> {
+  return z.unknown().transform((value, ctx): z.output<T> | LooseNonObject => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value as LooseNonObject;
+    const parsed = object.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  });
+}
+
+/**
+ * Whether a loosely typed result is a JSON object (its named fields are then typed), rather than
+ * an array, a string, a number, a boolean or `null`.
+ *
+ * @example
+ * const pending = await client.merchant.pending();
+ * if (isLooseObject(pending)) console.log(pending.status);
+ */
+export function isLooseObject<T extends object>(value: Loose<T>): value is T {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A loosely typed single result: its object form, or any other JSON value. */
+export const looseValueSchema = loose(looseResultSchema);
+
+/**
+ * Schema of the body of a list whose shape the spec does not show: any JSON value passes; the
+ * items it carries (a bare array's elements, or an object's `data` array) are checked against
+ * `item`, and the body is passed through unchanged. `LoosePage` reads its shape.
+ *
+ * @param item - Schema of one item.
+ */
+export function looseListSchema<T extends z.ZodType>(item: T): z.ZodType<unknown> {
+  return z.unknown().superRefine((body, ctx) => {
+    const items = looseListItems(body);
+    if (items === undefined) return;
+    const prefix = Array.isArray(body) ? [] : ['data'];
+    items.forEach((value, index) => {
+      const parsed = item.safeParse(value);
+      if (parsed.success) return;
+      for (const issue of parsed.error.issues) {
+        ctx.addIssue({ code: 'custom', message: issue.message, path: [...prefix, index, ...issue.path] });
+      }
+    });
+  });
+}

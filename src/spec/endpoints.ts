@@ -15,7 +15,7 @@
  */
 import type { EndpointDescriptor, HttpMethod } from './endpoint.js';
 import type { z } from 'zod';
-import { loosePageSchema, looseResultSchema, pageSchema } from '../schemas/common.js';
+import { loose, looseListSchema, looseValueSchema, pageSchema } from '../schemas/common.js';
 import { balancesEnvelopeSchema } from '../schemas/balances.js';
 import { withdrawalOrderSchema } from '../schemas/withdrawals.js';
 import { qrDecodeResultSchema, qrQuoteSchema } from '../schemas/qrpay.js';
@@ -64,7 +64,10 @@ function endpoint<S extends z.ZodType>(
 }
 
 const corridorPageSchema = pageSchema(corridorSchema);
-const remittancePageSchema = pageSchema(remittanceRecordSchema);
+/** A remittance order as the loosely typed endpoints answer it: its object form or any other JSON value. */
+const looseRemittanceSchema = loose(remittanceRecordSchema);
+/** Body of a name-only list GET: any JSON value, the items it carries checked as loose results. */
+const looseList = looseListSchema(looseValueSchema);
 
 // ---------------------------------------------------------------------------------------------
 // The 21 endpoints whose shapes the spec gives.
@@ -143,7 +146,7 @@ export const SHIPPING_ADDRESSES_UPDATE = endpoint(
   'member.shippingAddresses.update',
   'PATCH /v1/shipping-addresses/{id}',
   'loose',
-  looseResultSchema,
+  looseValueSchema,
   {
     scope: 'addresses:write',
     memberScoped: true,
@@ -267,7 +270,7 @@ export const REMITTANCES_SWIFT_SEARCH = endpoint('remittances.swiftSearch', 'GET
  * `POST /v1/deposits`. Member-scoped: the spec lists deposit declaration among the operations
  * that move *member* funds. Key: creates a deposit record and moves funds. Always signed.
  */
-export const DEPOSITS_DECLARE = endpoint('member.deposits.declare', 'POST /v1/deposits', 'loose', looseResultSchema, {
+export const DEPOSITS_DECLARE = endpoint('member.deposits.declare', 'POST /v1/deposits', 'loose', looseValueSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
@@ -277,14 +280,14 @@ export const DEPOSITS_DECLARE = endpoint('member.deposits.declare', 'POST /v1/de
  * `POST /v1/withdrawals/{id}/confirm`. Member-scoped like the debit that created the order
  * (the member's `withdrawing` hold is cleared). Key: moves funds out of `withdrawing`.
  */
-export const WITHDRAWALS_CONFIRM = endpoint('member.withdrawals.confirm', 'POST /v1/withdrawals/{id}/confirm', 'loose', looseResultSchema, {
+export const WITHDRAWALS_CONFIRM = endpoint('member.withdrawals.confirm', 'POST /v1/withdrawals/{id}/confirm', 'loose', looseValueSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
 });
 
 /** `POST /v1/withdrawals/{id}/fail`. Member-scoped (funds return to the member's `available`). Key: moves funds. */
-export const WITHDRAWALS_FAIL = endpoint('member.withdrawals.fail', 'POST /v1/withdrawals/{id}/fail', 'loose', looseResultSchema, {
+export const WITHDRAWALS_FAIL = endpoint('member.withdrawals.fail', 'POST /v1/withdrawals/{id}/fail', 'loose', looseValueSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
@@ -294,32 +297,27 @@ export const WITHDRAWALS_FAIL = endpoint('member.withdrawals.fail', 'POST /v1/wi
  * `GET /v1/withdraw-addresses`. Member-scoped: the member's registered address book
  * (`usable=true` entries). Assumed a list envelope (Common rules: lists use `{data, ...}`).
  */
-export const WITHDRAWALS_ADDRESSES = endpoint('member.withdrawals.addresses', 'GET /v1/withdraw-addresses', 'loose', loosePageSchema, {
+export const WITHDRAWALS_ADDRESSES = endpoint('member.withdrawals.addresses', 'GET /v1/withdraw-addresses', 'loose', looseList, {
   memberScoped: true,
 });
 
 /** `GET /v1/assets`. Merchant account (the asset catalogue). Assumed a list envelope. */
-export const ASSETS_LIST = endpoint('assets.list', 'GET /v1/assets', 'loose', loosePageSchema);
+export const ASSETS_LIST = endpoint('assets.list', 'GET /v1/assets', 'loose', looseList);
 
 /** `GET /v1/merchant/lines`. Merchant account (the line switches). Assumed a list envelope. */
-export const MERCHANT_LINES = endpoint('merchant.lines', 'GET /v1/merchant/lines', 'loose', loosePageSchema);
+export const MERCHANT_LINES = endpoint('merchant.lines', 'GET /v1/merchant/lines', 'loose', looseList);
 
 /** `GET /v1/merchant/pending`. Merchant account. Shape not shown: a loose object. */
-export const MERCHANT_PENDING = endpoint('merchant.pending', 'GET /v1/merchant/pending', 'loose', looseResultSchema);
+export const MERCHANT_PENDING = endpoint('merchant.pending', 'GET /v1/merchant/pending', 'loose', looseValueSchema);
 
 /** `GET /v1/merchant/topups`. Merchant account (progress of declarations). Assumed a list envelope. */
-export const MERCHANT_TOPUPS_LIST = endpoint('merchant.topups.list', 'GET /v1/merchant/topups', 'loose', loosePageSchema);
+export const MERCHANT_TOPUPS_LIST = endpoint('merchant.topups.list', 'GET /v1/merchant/topups', 'loose', looseList);
 
 /** `GET /v1/merchant/balances`. Merchant account (prepaid balances per asset). Assumed a list envelope. */
-export const MERCHANT_BALANCES = endpoint('merchant.balances', 'GET /v1/merchant/balances', 'loose', loosePageSchema);
+export const MERCHANT_BALANCES = endpoint('merchant.balances', 'GET /v1/merchant/balances', 'loose', looseList);
 
 /** `GET /v1/merchant/conversion-pairs`. Merchant account (the conversion price list). Assumed a list envelope. */
-export const MERCHANT_CONVERSION_PAIRS = endpoint(
-  'merchant.conversionPairs',
-  'GET /v1/merchant/conversion-pairs',
-  'loose',
-  loosePageSchema,
-);
+export const MERCHANT_CONVERSION_PAIRS = endpoint('merchant.conversionPairs', 'GET /v1/merchant/conversion-pairs', 'loose', looseList);
 
 /**
  * `POST /v1/merchant/deposit-address`. Merchant account. Key: assumed to create (allocate) an
@@ -330,17 +328,17 @@ export const MERCHANT_DEPOSIT_ADDRESS = endpoint(
   'merchant.depositAddress',
   'POST /v1/merchant/deposit-address',
   'loose',
-  looseResultSchema,
+  looseValueSchema,
   {
     idempotent: true,
   },
 );
 
 /** `GET /v1/kyc`. Member-scoped: polled for the member's KYC result after a submission. */
-export const KYC_STATUS = endpoint('member.kyc.status', 'GET /v1/kyc', 'loose', looseResultSchema, { memberScoped: true });
+export const KYC_STATUS = endpoint('member.kyc.status', 'GET /v1/kyc', 'loose', looseValueSchema, { memberScoped: true });
 
 /** `POST /v1/kyc/sessions`. Member-scoped (a KYC session of the member). Key: creates a session object. */
-export const KYC_CREATE_SESSION = endpoint('member.kyc.createSession', 'POST /v1/kyc/sessions', 'loose', looseResultSchema, {
+export const KYC_CREATE_SESSION = endpoint('member.kyc.createSession', 'POST /v1/kyc/sessions', 'loose', looseValueSchema, {
   memberScoped: true,
   idempotent: true,
 });
@@ -349,17 +347,17 @@ export const KYC_CREATE_SESSION = endpoint('member.kyc.createSession', 'POST /v1
  * `GET /v1/qrpay/schemes`. Member-scoped by the issue's design (it is part of the member's QR
  * flow and availability may depend on the member); the spec does not say. Assumed a list envelope.
  */
-export const QRPAY_SCHEMES = endpoint('member.qrpay.schemes', 'GET /v1/qrpay/schemes', 'loose', loosePageSchema, {
+export const QRPAY_SCHEMES = endpoint('member.qrpay.schemes', 'GET /v1/qrpay/schemes', 'loose', looseList, {
   memberScoped: true,
 });
 
 /** `POST /v1/qrpay/decode`. Member-scoped (QR flow of a member). No key: decoding creates nothing and moves nothing. */
-export const QRPAY_DECODE = endpoint('member.qrpay.decode', 'POST /v1/qrpay/decode', 'loose', qrDecodeResultSchema, {
+export const QRPAY_DECODE = endpoint('member.qrpay.decode', 'POST /v1/qrpay/decode', 'loose', loose(qrDecodeResultSchema), {
   memberScoped: true,
 });
 
 /** `POST /v1/qrpay/payments`. Member-scoped (debits the member). Key: creates a payment, moves funds. */
-export const QRPAY_PAY = endpoint('member.qrpay.pay', 'POST /v1/qrpay/payments', 'loose', looseResultSchema, {
+export const QRPAY_PAY = endpoint('member.qrpay.pay', 'POST /v1/qrpay/payments', 'loose', looseValueSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
@@ -370,7 +368,7 @@ export const QRPAY_PAY = endpoint('member.qrpay.pay', 'POST /v1/qrpay/payments',
  * remittance quote is a stored object with a 75-second lifetime (the QR quote, which says "No
  * idempotency key", is the counter-example; a superfluous fresh key is harmless).
  */
-export const REMITTANCES_QUOTE = endpoint('member.remittances.quote', 'POST /v1/remit/quotes', 'loose', looseResultSchema, {
+export const REMITTANCES_QUOTE = endpoint('member.remittances.quote', 'POST /v1/remit/quotes', 'loose', looseValueSchema, {
   memberScoped: true,
   idempotent: true,
 });
@@ -380,23 +378,29 @@ export const REMITTANCES_PAYEE_FORM_SCHEMA = endpoint(
   'member.remittances.payeeFormSchema',
   'GET /v1/remit/payee-form-schema',
   'loose',
-  looseResultSchema,
+  looseValueSchema,
   { memberScoped: true },
 );
 
 /** `POST /v1/remit/payees`. Member-scoped (the member's payee). Key: creates a payee. */
-export const REMITTANCES_CREATE_PAYEE = endpoint('member.remittances.createPayee', 'POST /v1/remit/payees', 'loose', looseResultSchema, {
+export const REMITTANCES_CREATE_PAYEE = endpoint('member.remittances.createPayee', 'POST /v1/remit/payees', 'loose', looseValueSchema, {
   memberScoped: true,
   idempotent: true,
 });
 
 /** `GET /v1/remittances`. Member-scoped (orders belong to the member). Assumed a keyset list envelope. */
-export const REMITTANCES_LIST = endpoint('member.remittances.list', 'GET /v1/remittances', 'loose', remittancePageSchema, {
-  memberScoped: true,
-});
+export const REMITTANCES_LIST = endpoint(
+  'member.remittances.list',
+  'GET /v1/remittances',
+  'loose',
+  looseListSchema(looseRemittanceSchema),
+  {
+    memberScoped: true,
+  },
+);
 
 /** `GET /v1/remittances/{id}`. Member-scoped (other members' orders are `not_found`). */
-export const REMITTANCES_RETRIEVE = endpoint('member.remittances.retrieve', 'GET /v1/remittances/{id}', 'loose', remittanceRecordSchema, {
+export const REMITTANCES_RETRIEVE = endpoint('member.remittances.retrieve', 'GET /v1/remittances/{id}', 'loose', looseRemittanceSchema, {
   memberScoped: true,
 });
 
@@ -405,7 +409,7 @@ export const REMITTANCES_RECONFIRM = endpoint(
   'member.remittances.reconfirm',
   'POST /v1/remittances/{id}/reconfirm',
   'loose',
-  remittanceRecordSchema,
+  looseRemittanceSchema,
   {
     memberScoped: true,
     idempotent: true,
@@ -414,73 +418,75 @@ export const REMITTANCES_RECONFIRM = endpoint(
 );
 
 /** `GET /v1/reports/{id}`. Merchant account (reports are merchant exports). */
-export const REPORTS_RETRIEVE = endpoint('reports.retrieve', 'GET /v1/reports/{id}', 'loose', reportDetailSchema);
+export const REPORTS_RETRIEVE = endpoint('reports.retrieve', 'GET /v1/reports/{id}', 'loose', loose(reportDetailSchema));
 
 /**
  * `GET /v1/cards/products`. Member-scoped by the issue's design (eligibility follows the member's
  * KYC). Assumed a list envelope.
  */
-export const CARDS_PRODUCTS = endpoint('member.cards.products', 'GET /v1/cards/products', 'loose', loosePageSchema, {
+export const CARDS_PRODUCTS = endpoint('member.cards.products', 'GET /v1/cards/products', 'loose', looseList, {
   memberScoped: true,
 });
 
 /** `GET /v1/cards/products/{id}/quote`. Member-scoped: the spec passes `quick_kyc_binding_id` "on behalf of the same member". */
-export const CARDS_PRODUCT_QUOTE = endpoint('member.cards.productQuote', 'GET /v1/cards/products/{id}/quote', 'loose', looseResultSchema, {
+export const CARDS_PRODUCT_QUOTE = endpoint('member.cards.productQuote', 'GET /v1/cards/products/{id}/quote', 'loose', looseValueSchema, {
   memberScoped: true,
 });
 
 /** `POST /v1/cards/applications`. Member-scoped ("on behalf of the same member"). Key: creates an application, may charge fees and fund the card. */
-export const CARDS_APPLY = endpoint('member.cards.apply', 'POST /v1/cards/applications', 'loose', looseResultSchema, {
+export const CARDS_APPLY = endpoint('member.cards.apply', 'POST /v1/cards/applications', 'loose', looseValueSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
 });
 
 /** `GET /v1/cards/{id}`. Member-scoped like every other `/v1/cards/{id}` endpoint. */
-export const CARDS_RETRIEVE = endpoint('member.cards.retrieve', 'GET /v1/cards/{id}', 'loose', cardRecordSchema, { memberScoped: true });
+export const CARDS_RETRIEVE = endpoint('member.cards.retrieve', 'GET /v1/cards/{id}', 'loose', loose(cardRecordSchema), {
+  memberScoped: true,
+});
 
 /** `POST /v1/cards/{id}/close`. Member-scoped. Key: returns the whole remaining balance (moves funds). */
-export const CARDS_CLOSE = endpoint('member.cards.close', 'POST /v1/cards/{id}/close', 'loose', looseResultSchema, {
+export const CARDS_CLOSE = endpoint('member.cards.close', 'POST /v1/cards/{id}/close', 'loose', looseValueSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
 });
 
 /** `POST /v1/cards/{id}/withdrawals`. Member-scoped. Key: a balance return (moves funds). */
-export const CARDS_WITHDRAW = endpoint('member.cards.withdraw', 'POST /v1/cards/{id}/withdrawals', 'loose', looseResultSchema, {
+export const CARDS_WITHDRAW = endpoint('member.cards.withdraw', 'POST /v1/cards/{id}/withdrawals', 'loose', looseValueSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
 });
 
 /** `POST /v1/cards/{id}/topups`. Member-scoped. Key: creates a top-up order (`ctp_`), moves funds. */
-export const CARDS_TOP_UP = endpoint('member.cards.topUp', 'POST /v1/cards/{id}/topups', 'loose', looseResultSchema, {
+export const CARDS_TOP_UP = endpoint('member.cards.topUp', 'POST /v1/cards/{id}/topups', 'loose', looseValueSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,
 });
 
 /** `POST /v1/members`. Merchant account (creates a member). Key: creates an object. */
-export const MEMBERS_CREATE = endpoint('members.create', 'POST /v1/members', 'loose', looseResultSchema, { idempotent: true });
+export const MEMBERS_CREATE = endpoint('members.create', 'POST /v1/members', 'loose', looseValueSchema, { idempotent: true });
 
 /**
  * `POST /v1/members/{id}/suspend`. Merchant account: the member is in the path, and a suspended
  * member is `member_not_found` under `x-on-behalf-of`. No key: suspending is inherently
  * idempotent (Common rules: such actions take no key).
  */
-export const MEMBERS_SUSPEND = endpoint('members.suspend', 'POST /v1/members/{id}/suspend', 'loose', looseResultSchema);
+export const MEMBERS_SUSPEND = endpoint('members.suspend', 'POST /v1/members/{id}/suspend', 'loose', looseValueSchema);
 
 /**
  * `POST /v1/exchange/quotes`. Member-scoped ("Member exchange locks prices through `lock: true`").
  * Key: assumed, a locked quote is a stored object (see `REMITTANCES_QUOTE`).
  */
-export const EXCHANGE_QUOTE = endpoint('member.exchange.quote', 'POST /v1/exchange/quotes', 'loose', looseResultSchema, {
+export const EXCHANGE_QUOTE = endpoint('member.exchange.quote', 'POST /v1/exchange/quotes', 'loose', looseValueSchema, {
   memberScoped: true,
   idempotent: true,
 });
 
 /** `POST /v1/exchange/orders`. Member-scoped. Key: executes synchronously, moves funds (status `executed`). */
-export const EXCHANGE_ORDER = endpoint('member.exchange.order', 'POST /v1/exchange/orders', 'loose', looseResultSchema, {
+export const EXCHANGE_ORDER = endpoint('member.exchange.order', 'POST /v1/exchange/orders', 'loose', looseValueSchema, {
   memberScoped: true,
   idempotent: true,
   movesFunds: true,

@@ -31,6 +31,27 @@ export function bucketOf(method: string, path: string): RateLimitBucket {
   return 'orders';
 }
 
+/**
+ * The spec's limits inside a bucket (Limits > Rate limits, "Other rate limits"), with their own
+ * quota per minute: QR quotes 30 per member per 60 seconds, bank directory search 300 per minute
+ * per merchant (both in addition to the bucket's quota: both must pass). A 429 on such a call
+ * pauses only its own sub-limit. The token exchange has its own quota too, kept apart from the
+ * four buckets altogether.
+ */
+export const SUB_LIMIT_QUOTAS = Object.freeze({ qrpay_quotes: 30, swift_search: 300 });
+
+/**
+ * The sub-limit key of a request, or `undefined` when it counts against its bucket only:
+ * `qrpay_quotes:<member>` for `POST /v1/qrpay/quotes` (per member), `swift_search` for
+ * `GET /v1/remit/swift-search`.
+ */
+export function subLimitOf(method: string, path: string, member: string | undefined): string | undefined {
+  const p = pathOnly(path);
+  if (method === 'POST' && p === '/v1/qrpay/quotes') return `qrpay_quotes:${member ?? ''}`;
+  if (method === 'GET' && p === '/v1/remit/swift-search') return 'swift_search';
+  return undefined;
+}
+
 function pathOnly(path: string): string {
   const q = path.indexOf('?');
   return q === -1 ? path : path.slice(0, q);

@@ -1,11 +1,13 @@
 import { MerchantClient } from '../client.js';
 import type { MerchantClientOptions } from '../core/config.js';
-import type { SandboxCredentials } from './auth.js';
+import type { SandboxCredentials, SandboxEnvironment } from './auth.js';
 import type { SandboxResponse } from './responses.js';
 import type { SandboxRequest } from './service.js';
 
-/** The host name `sandbox.client()` uses; any origin works, msw handlers match every origin. */
+/** The sandbox host's default base URL (`sandbox.baseUrl`): `sandbox.client()` and msw handlers use it. */
 export const SANDBOX_BASE_URL = 'https://sandbox.merchant-stablecoin.test';
+/** The simulated production host's default base URL (`sandbox.liveBaseUrl`). */
+export const LIVE_BASE_URL = 'https://api.merchant-stablecoin.test';
 
 /** How a sandbox client reaches the simulator. */
 export type SandboxClientRoute = 'direct' | 'msw';
@@ -18,15 +20,23 @@ export interface SandboxClientOptions extends Partial<MerchantClientOptions> {
    * `setupServer(...sandbox.handlers)` and want msw to see every call.
    */
   readonly via?: SandboxClientRoute;
+  /**
+   * `sandbox` (default): the sandbox key on the sandbox host. `live`: the live key
+   * (`sandbox.liveCredentials`) on the simulated production host (`sandbox.liveBaseUrl`).
+   */
+  readonly environment?: SandboxEnvironment;
 }
 
 /**
  * A WHATWG-style fetch answering from the simulator in-process. The request's bytes and
- * path-with-query are passed unchanged, so signatures verify exactly as over a socket.
+ * path-with-query are passed unchanged, so signatures verify exactly as over a socket. A URL
+ * on `liveBaseUrl`'s origin addresses the simulated production host.
  */
 export function createSandboxFetch(
   handle: (req: SandboxRequest) => Promise<SandboxResponse>,
+  liveBaseUrl: string = LIVE_BASE_URL,
 ): (input: string, init: RequestInit) => Promise<Response> {
+  const liveOrigin = new URL(liveBaseUrl).origin;
   return async (input, init) => {
     const url = new URL(input);
     const body = init.body === undefined || init.body === null ? undefined : new Uint8Array(await new Response(init.body).arrayBuffer());
@@ -36,6 +46,7 @@ export function createSandboxFetch(
       url: url.pathname + url.search,
       headers: new Headers(init.headers),
       body: body ?? null,
+      environment: url.origin === liveOrigin ? 'live' : 'sandbox',
     });
     // A reset connection surfaces as fetch's own network error.
     if (res.reset) throw new TypeError('fetch failed', { cause: new Error('socket hang up (sandbox reset fault)') });
@@ -49,7 +60,8 @@ export function createSandboxClient(
   sandboxFetch: (input: string, init: RequestInit) => Promise<Response>,
   options: SandboxClientOptions = {},
 ): MerchantClient {
-  const { via = 'direct', ...rest } = options;
+  // `environment` is resolved by `sandbox.client()` into credentials and base URL.
+  const { via = 'direct', environment: _environment, ...rest } = options;
   return new MerchantClient({
     baseUrl: SANDBOX_BASE_URL,
     ...credentials,

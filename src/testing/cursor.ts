@@ -54,7 +54,11 @@ function keysetOrder(a: Keyed, b: Keyed): number {
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
-/** Reads `limit`: default 20, capped at 100; not a positive integer is `invalid_request`. */
+/**
+ * Reads `limit`: default 20 (spec). Sandbox's choice, where the spec gives only the maximum:
+ * a `limit` above 100 is served as 100 (no error), and one that is not a positive integer
+ * (`0`, `-1`, `2.5`, `abc`) is 400 `invalid_request`.
+ */
 function limitOf(query: URLSearchParams): number {
   const raw = query.get('limit');
   if (raw === null || raw === '') return DEFAULT_LIMIT;

@@ -8,9 +8,9 @@
  * @packageDocumentation
  */
 export { createSandbox } from './sandbox.js';
-export type { Sandbox, SandboxOptions, SandboxStats, RequestLog } from './sandbox.js';
-export type { SandboxHandlers } from './msw.js';
-export type { SandboxCredentials } from './auth.js';
+export type { Sandbox, SandboxListenOptions, SandboxOptions, SandboxStats, RequestLog } from './sandbox.js';
+export type { MswHandlerOptions, SandboxHandlers } from './msw.js';
+export type { SandboxCredentials, SandboxEnvironment } from './auth.js';
 export type { SandboxClock } from './clock.js';
 export type { Fault, FaultMatch, FaultOptions, InjectedFault, SandboxFaults } from './faults.js';
 export type { SandboxRequest } from './service.js';
@@ -39,7 +39,9 @@ export type {
   SandboxMember,
   SandboxState,
   SeedCardInput,
+  SeedCardProductInput,
   SeedMemberInput,
+  SeedQrCodeInput,
   SeedRemittanceInput,
   SeedReportsOptions,
 } from './state-types.js';
@@ -51,4 +53,13 @@ export type {
   WebhookEnvelope,
   WebhookEventData,
 } from './webhooks.js';
-export { createSandboxClient, createSandboxFetch, SANDBOX_BASE_URL, type SandboxClientOptions, type SandboxClientRoute } from './client.js';
+export {
+  createSandboxClient,
+  createSandboxFetch,
+  LIVE_BASE_URL,
+  SANDBOX_BASE_URL,
+  type SandboxClientOptions,
+  type SandboxClientRoute,
+} from './client.js';
+export type { SandboxSeed } from './seed-file.js';
+export type { DiagnosisComponent, SignatureDiagnosis } from './diagnosis.js';

@@ -26,20 +26,45 @@ function loadMsw(): Msw {
   return cached;
 }
 
+/** Options of `sandbox.mswHandlers()`. */
+export interface MswHandlerOptions {
+  /**
+   * Answer `/v1/*` on every origin, not only the sandbox's own base URLs (default false). A suite
+   * that also mocks another API under `/v1` keeps the default.
+   */
+  readonly anyHost?: boolean;
+}
+
+/** Where the handlers answer, and which origin is the simulated production host. */
+export interface MswTargets {
+  /** The sandbox host's base URL (`sandbox.baseUrl`). */
+  readonly baseUrl: string;
+  /** The simulated production host's base URL (`sandbox.liveBaseUrl`). */
+  readonly liveBaseUrl: string;
+}
+
 /**
- * Request handlers for `setupServer(...handlers)`, matching `/v1/*` on any origin. The path and
- * query are taken from the request URL as fetch sent it, and the body from its raw bytes.
+ * Request handlers for `setupServer(...handlers)`, matching `/v1/*` under the sandbox's own base
+ * URL and the simulated production host's (or on any origin with `anyHost`). The path and query
+ * are taken from the request URL as fetch sent it, and the body from its raw bytes.
  */
-export function createMswHandlers(handle: (req: SandboxRequest) => Promise<SandboxResponse>): SandboxHandlers {
+export function createMswHandlers(
+  handle: (req: SandboxRequest) => Promise<SandboxResponse>,
+  targets: MswTargets,
+  options: MswHandlerOptions = {},
+): SandboxHandlers {
   const { http, HttpResponse } = loadMsw();
-  return [
-    http.all('*/v1/*', async ({ request }) => {
-      const url = new URL(request.url);
-      const body = new Uint8Array(await request.arrayBuffer());
-      const out = await handle({ method: request.method, url: url.pathname + url.search, headers: request.headers, body });
-      // A reset has no HTTP answer; a network error is the closest fetch can show.
-      if (out.reset) return HttpResponse.error();
-      return new HttpResponse(request.method === 'HEAD' ? null : out.body, { status: out.status, headers: out.headers });
-    }),
-  ];
+  const liveOrigin = new URL(targets.liveBaseUrl).origin;
+  const answer = async ({ request }: { request: Request }): Promise<Response> => {
+    const url = new URL(request.url);
+    const body = new Uint8Array(await request.arrayBuffer());
+    const environment = url.origin === liveOrigin ? 'live' : 'sandbox';
+    const out = await handle({ method: request.method, url: url.pathname + url.search, headers: request.headers, body, environment });
+    // A reset has no HTTP answer; a network error is the closest fetch can show.
+    if (out.reset) return HttpResponse.error();
+    return new HttpResponse(request.method === 'HEAD' ? null : out.body, { status: out.status, headers: out.headers });
+  };
+  const patterns =
+    options.anyHost === true ? ['*/v1/*'] : [targets.baseUrl, targets.liveBaseUrl].map((b) => `${b.replace(/\/+$/, '')}/v1/*`);
+  return patterns.map((p) => http.all(p, answer));
 }

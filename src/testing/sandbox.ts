@@ -1,15 +1,17 @@
 /** `createSandbox()`: wires the store, checks, routes and adapters into one simulated service. */
+import { withAdmin } from './admin/index.js';
+import type { AdminHost } from './admin/views.js';
 import { AssetTable, DEFAULT_ASSETS, type SandboxAsset } from './assets.js';
 import type { MerchantClient } from '../client.js';
-import { createSandboxClient, createSandboxFetch, type SandboxClientOptions } from './client.js';
-import { KeyRing, type SandboxCredentials } from './auth.js';
+import { createSandboxClient, createSandboxFetch, LIVE_BASE_URL, SANDBOX_BASE_URL, type SandboxClientOptions } from './client.js';
+import { KeyRing, type SandboxCredentials, type SandboxEnvironment } from './auth.js';
 import { defaultProducts } from './card-logic.js';
-import { createClock, type SandboxClock } from './clock.js';
+import { createClock, type InternalClock, type SandboxClock } from './clock.js';
 import { FaultRegistry, type SandboxFaults } from './faults.js';
 import { IdempotencyStore } from './idempotency.js';
 import { hex } from './ids.js';
 import { Decimal } from './money.js';
-import { createMswHandlers, type SandboxHandlers } from './msw.js';
+import { createMswHandlers, type MswHandlerOptions, type MswTargets, type SandboxHandlers } from './msw.js';
 import { defaultPairs } from './pricing.js';
 import { DEFAULT_QUOTAS, RateLimiter, type QuotaName } from './rate-limit.js';
 import { Router } from './router.js';
@@ -18,8 +20,10 @@ import { DEFAULT_CORRIDORS } from './routes/remit.js';
 import { KNOWN_SCOPES, normalizeScopes } from './scopes.js';
 import { listen, type ListenOptions, type SandboxServer } from './server.js';
 import type { SandboxResponse } from './responses.js';
+import { resetSandbox } from './reset.js';
+import { applySeed, checkSeed, type SandboxSeed } from './seed-file.js';
 import { createService, type SandboxRequest } from './service.js';
-import type { RecordedRequest } from './service-deps.js';
+import type { RecordedRequest, ServiceDeps } from './service-deps.js';
 import { NonceStore } from './signature.js';
 import { createState } from './state.js';
 import type { SandboxState } from './state-types.js';
@@ -51,6 +55,21 @@ export interface SandboxOptions {
   webhookSecret?: string;
   /** Webhook delivery tuning (attempts, backoff, timeout, transport). */
   webhooks?: WebhookDeliveryOptions;
+  /** The sandbox host's base URL, for `sandbox.client()` and msw handlers (default `SANDBOX_BASE_URL`). */
+  baseUrl?: string;
+  /** The simulated production host's base URL (default `LIVE_BASE_URL`). */
+  liveBaseUrl?: string;
+  /** Data to seed at creation and again after every `reset()` (the CLI's `--seed` file). */
+  seed?: SandboxSeed;
+}
+
+/** Options of `sandbox.listen()`: where to listen, and which deployment the server is. */
+export interface SandboxListenOptions extends ListenOptions {
+  /**
+   * `sandbox` (default), or `live` to serve as the simulated production host: the live key's
+   * tokens work there, the sandbox key's get `environment_mismatch`, the faucet is `not_found`.
+   */
+  environment?: SandboxEnvironment;
 }
 
 /** Counters for assertions. */
@@ -61,6 +80,11 @@ export interface SandboxStats {
   readonly tokenExchangeAttempts: number;
   /** QR quotes that reached the (simulated) upstream, i.e. were not served from the 60 s memo. */
   readonly upstreamQrQuotes: number;
+  /**
+   * Bank searches that made a (simulated) external request to the directory, reachable or not:
+   * a query under 6 characters makes none.
+   */
+  readonly directorySearches: number;
 }
 
 /** The requests log: an array plus `clear()`. */
@@ -73,14 +97,33 @@ export type RequestLog = RecordedRequest[] & {
 export interface Sandbox {
   /** The sandbox key's credentials (sandbox-only values). Change with `rotateCredentials()`. */
   readonly credentials: SandboxCredentials;
+  /**
+   * The same merchant's live key: usable on the simulated production host (`liveBaseUrl`,
+   * `listen({ environment: 'live' })`), `environment_mismatch` on the sandbox host, and the
+   * faucet answers it 404 `not_found`. Its IP allowlist defaults to loopback.
+   */
+  readonly liveCredentials: SandboxCredentials;
+  /** The sandbox host's base URL: `sandbox.client()` uses it and msw handlers answer on it. */
+  readonly baseUrl: string;
+  /** The simulated production host's base URL (msw handlers answer on it too, as live). */
+  readonly liveBaseUrl: string;
   /** The merchant id used in webhook envelopes. */
   readonly merchantId: string;
-  /** Answers one raw request; both adapters are thin layers over this. */
+  /**
+   * Answers one raw request; both adapters are thin layers over this. Paths under `/__sandbox/`
+   * go to the admin API and the inspector page (docs/sandbox-server.md), not to the simulated
+   * service, and are not logged.
+   */
   handle(req: SandboxRequest): Promise<SandboxResponse>;
-  /** msw 2 handlers for `setupServer(...sandbox.handlers)` (msw loaded on first access). */
+  /**
+   * msw 2 handlers for `setupServer(...sandbox.handlers)` (msw loaded on first access), answering
+   * `/v1/*` under `baseUrl` and `liveBaseUrl` only: `mswHandlers()` with the defaults.
+   */
   readonly handlers: SandboxHandlers;
-  /** Serves the simulator on loopback with node:http. */
-  listen(options?: ListenOptions): Promise<SandboxServer>;
+  /** msw 2 handlers; `{ anyHost: true }` answers `/v1/*` on every origin (as the live host only on `liveBaseUrl`). */
+  mswHandlers(options?: MswHandlerOptions): SandboxHandlers;
+  /** Serves the simulator on loopback with node:http, as the sandbox host or the simulated production host. */
+  listen(options?: SandboxListenOptions): Promise<SandboxServer>;
   /** Seed and inspect state. */
   readonly state: SandboxState;
   /** Inject failures. */
@@ -109,6 +152,27 @@ export interface Sandbox {
   disableKey(): void;
   /** Re-enables a disabled key. */
   enableKey(): void;
+  /**
+   * Sets a key's IP allowlist (`sandbox` key by default, or `live`): single IPs, wildcard
+   * prefixes (`203.0.113.*`), `/8`, `/16` or `/24` CIDR, exact IPv6 addresses; other formats
+   * never match. A caller not on it gets 403 `ip_not_allowed`. An empty list admits every caller
+   * on the sandbox key (its default); a live key must keep a non-empty list (this throws).
+   */
+  setIpAllowlist(entries: readonly string[], key?: SandboxEnvironment): void;
+  /**
+   * The caller's IP for msw and in-process requests (default `127.0.0.1`). Server mode uses the
+   * socket's address instead.
+   */
+  setClientIp(ip: string): void;
+  /**
+   * Back to the state of a new sandbox with the same options: no data but the `seed` option's
+   * (applied again), no fault, no request, no receiver or event, fresh windows and counters,
+   * tokens revoked, the key enabled with its initial scopes, IP allowlists and the client IP as
+   * at creation, the clock on real time. Credentials,
+   * merchant id and webhook secret are kept; objects already obtained (`state`, `faults`,
+   * `clock`, `requests`, `webhooks`, `stats`) stay valid.
+   */
+  reset(): void;
   /** An in-process WHATWG `fetch` answering from this simulator (no msw, no socket). */
   readonly fetch: (input: string, init: RequestInit) => Promise<Response>;
   /**
@@ -162,11 +226,13 @@ function initialStore(options: SandboxOptions, merchantId: string): Store {
     conversionsByKey: new Map(),
     faucetByKey: new Map(),
     objects: new Map(),
+    qrCodes: new Map(),
+    qrBlocked: new Map(),
     qrMemo: new Map(),
     effects: [],
     seq: { kyc: 0, cpkyc: 0, vpa: 0 },
     cursorGeneration: 0,
-    stats: { tokenExchanges: 0, tokenExchangeAttempts: 0, upstreamQrQuotes: 0 },
+    stats: { tokenExchanges: 0, tokenExchangeAttempts: 0, upstreamQrQuotes: 0, directorySearches: 0 },
   };
 }
 
@@ -200,6 +266,63 @@ function webhooksOf(options: SandboxOptions, merchantId: string, clock: SandboxC
   });
 }
 
+/** `sandbox.client()`: the sandbox key on the sandbox host, or the live key on the production host. */
+function clientOf(
+  keys: KeyRing,
+  targets: MswTargets,
+  sandboxFetch: (input: string, init: RequestInit) => Promise<Response>,
+  opts: SandboxClientOptions,
+): MerchantClient {
+  const live = opts.environment === 'live';
+  const baseUrl = live ? targets.liveBaseUrl : targets.baseUrl;
+  return createSandboxClient(live ? keys.live : keys.credentials, sandboxFetch, { baseUrl, ...opts });
+}
+
+/** The key row switches of the `Sandbox` interface. */
+function keyControls(keys: KeyRing): Pick<Sandbox, 'revokeTokens' | 'rotateCredentials' | 'disableKey' | 'enableKey' | 'setIpAllowlist'> {
+  return {
+    revokeTokens: () => keys.revokeTokens(),
+    rotateCredentials: (next) => ({ ...keys.rotate(next) }),
+    disableKey() {
+      keys.enabled = false;
+    },
+    enableKey() {
+      keys.enabled = true;
+    },
+    setIpAllowlist(entries, key = 'sandbox') {
+      if (key === 'live' && entries.length === 0) throw new Error('sandbox: a live key must have a non-empty IP allowlist');
+      keys.allowlists[key] = [...entries];
+    },
+  };
+}
+
+/** What the pipeline works on, fresh: store, keys, windows, faults, webhooks. */
+function serviceDeps(
+  options: SandboxOptions,
+  base: { merchantId: string; clock: InternalClock; quotas: Record<QuotaName, number>; requests: RecordedRequest[] },
+  live: { scopes: () => readonly string[]; clientIp: () => string },
+): ServiceDeps {
+  return {
+    store: initialStore(options, base.merchantId),
+    clock: base.clock,
+    keys: keyRingOf(options),
+    nonces: new NonceStore(),
+    idempotency: new IdempotencyStore(),
+    limiter: new RateLimiter(base.quotas),
+    faults: new FaultRegistry(),
+    router: new Router(ALL_ROUTES),
+    webhooks: webhooksOf(options, base.merchantId, base.clock),
+    requests: base.requests,
+    scopes: live.scopes,
+    clientIp: live.clientIp,
+  };
+}
+
+/** Assets a member has a balance row for (none for an unknown member). */
+function assetsOf(store: Store, sandbox: Sandbox, ref: string): string[] {
+  return [...(store.members.get(sandbox.state.member(ref)?.id ?? '')?.balances.keys() ?? [])];
+}
+
 /**
  * Creates an in-memory, stateful simulator of the Merchant Stablecoin Account API, sharing no
  * code with the SDK's signing, error parsing or schemas.
@@ -214,48 +337,42 @@ function webhooksOf(options: SandboxOptions, merchantId: string, clock: SandboxC
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const merchantId = options.merchantId ?? `mch_sbx_${hex(8)}`;
   const clock = createClock(options.now);
-  const store = initialStore(options, merchantId);
-  const keys = keyRingOf(options);
   let scopes = normalizeScopes(options.scopes ?? [...KNOWN_SCOPES]);
+  const initialScopes = scopes;
+  let clientIp = '127.0.0.1';
   const quotas: Record<QuotaName, number> = { ...DEFAULT_QUOTAS, ...options.quotas };
-  const limiter = new RateLimiter(quotas);
-  const faults = new FaultRegistry();
-  const webhooks = webhooksOf(options, merchantId, clock);
+  const initialQuotas = { ...quotas };
   const requests = requestLog();
-  const handle = createService({
-    store,
-    clock,
-    keys,
-    nonces: new NonceStore(),
-    idempotency: new IdempotencyStore(),
-    limiter,
-    faults,
-    router: new Router(ALL_ROUTES),
-    webhooks,
-    requests,
-    scopes: () => scopes,
-  });
+  const deps = serviceDeps(options, { merchantId, clock, quotas, requests }, { scopes: () => scopes, clientIp: () => clientIp });
+  const { store, keys, limiter, faults, webhooks } = deps;
+  const initialAllowlists = { sandbox: [...keys.allowlists.sandbox], live: [...keys.allowlists.live] };
+  // The admin API reads the sandbox object, built below; it is made on its first request.
+  const handle = withAdmin(createService(deps), () => adminHost);
+  const seed = options.seed === undefined ? undefined : checkSeed(options.seed);
   const emit = webhooks.auto.bind(webhooks);
   clock.onChange(() => sweep(store, clock.now(), emit));
   const state = createState(store, () => clock.now(), emit);
   let handlers: SandboxHandlers | undefined;
-  const sandboxFetch = createSandboxFetch(handle);
+  const targets = { baseUrl: options.baseUrl ?? SANDBOX_BASE_URL, liveBaseUrl: options.liveBaseUrl ?? LIVE_BASE_URL };
+  const sandboxFetch = createSandboxFetch(handle, targets.liveBaseUrl);
+  if (seed) applySeed(state, seed);
 
-  return {
+  const sandbox: Sandbox = {
     fetch: sandboxFetch,
-    client(opts) {
-      return createSandboxClient(keys.credentials, sandboxFetch, opts);
-    },
+    client: (opts = {}) => clientOf(keys, targets, sandboxFetch, opts),
     get credentials() {
       return { ...keys.credentials };
     },
+    liveCredentials: { ...keys.live },
+    ...targets,
     merchantId,
     handle,
     get handlers() {
-      handlers ??= createMswHandlers(handle);
+      handlers ??= createMswHandlers(handle, targets);
       return handlers;
     },
-    listen: (opts) => listen(handle, opts),
+    mswHandlers: (opts) => createMswHandlers(handle, targets, opts),
+    listen: ({ environment = 'sandbox', ...opts } = {}) => listen((req) => handle({ environment, ...req }), opts),
     state,
     faults,
     clock,
@@ -270,13 +387,25 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       scopes = normalizeScopes(next);
     },
     setQuota: (name, perMinute) => limiter.setQuota(name, perMinute),
-    revokeTokens: () => keys.revokeTokens(),
-    rotateCredentials: (next) => ({ ...keys.rotate(next) }),
-    disableKey() {
-      keys.enabled = false;
+    ...keyControls(keys),
+    setClientIp(ip) {
+      clientIp = ip;
     },
-    enableKey() {
-      keys.enabled = true;
+    reset() {
+      const source = options.now ?? Date.now;
+      resetSandbox({ deps, freshStore: () => initialStore(options, merchantId), quotas: initialQuotas, faults, clock, source });
+      scopes = initialScopes;
+      clientIp = '127.0.0.1';
+      keys.allowlists.sandbox = [...initialAllowlists.sandbox];
+      keys.allowlists.live = [...initialAllowlists.live];
+      if (seed) applySeed(state, seed);
     },
   };
+  const adminHost = adminHostOf(sandbox, store);
+  return sandbox;
+}
+
+/** What the admin API reads and drives. */
+function adminHostOf(sandbox: Sandbox, store: Store): AdminHost {
+  return { sandbox, memberAssets: (ref) => assetsOf(store, sandbox, ref), reset: () => sandbox.reset() };
 }

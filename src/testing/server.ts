@@ -35,7 +35,14 @@ export async function listen(
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) })
+      const clientIp = req.socket.remoteAddress;
+      handle({
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        ...(clientIp !== undefined ? { clientIp } : {}),
+      })
         .then((out) => {
           if (out.reset) {
             req.socket.destroy();

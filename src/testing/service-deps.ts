@@ -2,6 +2,7 @@
 import type { KeyRing } from './auth.js';
 import type { InternalClock } from './clock.js';
 import type { FaultRegistry } from './faults.js';
+import type { SignatureDiagnosis } from './diagnosis.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Router } from './router.js';
@@ -23,6 +24,14 @@ export interface RecordedRequest {
   at: number;
   /** The `X-Request-Id` given to it. */
   requestId: string;
+  /** HTTP status answered; 0 when the connection was dropped (`reset` fault); absent until answered. */
+  status?: number;
+  /** The error code answered, when the answer was an error envelope. */
+  code?: string;
+  /** True when the answer was an idempotent replay (`x-idempotent-replay: true`). */
+  replay?: boolean;
+  /** Why the signature was refused (`invalid_signature`, `timestamp_out_of_range`, `nonce_reused`). */
+  diagnosis?: SignatureDiagnosis;
 }
 
 /** Everything the pipeline needs. */
@@ -38,4 +47,6 @@ export interface ServiceDeps {
   webhooks: InternalWebhooks;
   requests: RecordedRequest[];
   scopes: () => readonly string[];
+  /** The caller's IP for requests that carry none (msw and in-process modes). */
+  clientIp: () => string;
 }

@@ -4,6 +4,7 @@
  * throws a ServiceError that becomes the error envelope.
  */
 import { createHash } from 'node:crypto';
+import { withDiagnosis } from './diagnosis.js';
 import { fail, ServiceError } from './errors.js';
 import { IDEMPOTENCY_KEY_SHAPE, type StoredResponse } from './idempotency.js';
 import { bucketOf } from './rate-limit.js';
@@ -13,6 +14,8 @@ import { findMember } from './routes/fields.js';
 import type { RouteMatch } from './router.js';
 import { hasScope } from './scopes.js';
 import type { ServiceDeps } from './service-deps.js';
+import type { KeyRow, SandboxEnvironment } from './auth.js';
+import { ipAllowed } from './ip-allowlist.js';
 import { verifySignature } from './signature.js';
 import type { MemberRecord } from './store.js';
 
@@ -32,6 +35,10 @@ export interface Exchange {
   readonly requestId: string;
   /** GET and HEAD: no signature, allowed for a suspended merchant. */
   readonly isRead: boolean;
+  /** The deployment called: the sandbox host, or the simulated production host. */
+  readonly environment: SandboxEnvironment;
+  /** The caller's IP: the socket's in server mode, `sandbox.setClientIp()`'s in-process. */
+  readonly clientIp: string;
 }
 
 /** Outcome of the idempotency step: a stored answer to replay, or the key the handler runs under. */
@@ -39,13 +46,35 @@ export type KeyClaim = { readonly replay: StoredResponse } | { readonly key: str
 
 const RATE_LIMITED = { extra: { retry_after: 60 }, headers: { 'retry-after': '60' } };
 
-/** 2. The token exchange (POST only): its own quota (20 a minute), then the credentials. */
+/** The key's environment is the deployment's, else 400 `environment_mismatch` (spec: Environments). */
+function checkEnvironment(key: KeyRow, x: Exchange): void {
+  if (key.environment !== x.environment) {
+    fail('environment_mismatch', `These credentials belong to the ${key.environment} environment, not this ${x.environment} deployment.`);
+  }
+}
+
+/** The caller's IP is on the key's allowlist, else 403 `ip_not_allowed`, without echoing the list. */
+function checkIp(deps: ServiceDeps, key: KeyRow, x: Exchange): void {
+  if (!ipAllowed(deps.keys.allowlists[key.environment], x.clientIp))
+    fail('ip_not_allowed', 'The caller’s IP address is not allowed for this key.');
+}
+
+/**
+ * 2. The token exchange (POST only): its own quota (20 a minute), the credentials, the
+ * environment, the IP allowlist, then the signature with the key's signing key (spec: every
+ * method but GET and HEAD is signed). Sandbox's choice: an exchange with no signature headers at
+ * all is refused like any unsigned write, 401 `invalid_signature`.
+ */
 export function exchangeToken(deps: ServiceDeps, x: Exchange): StoredResponse {
   const { store, clock, keys, limiter } = deps;
   const now = clock.now();
   store.stats.tokenExchangeAttempts += 1;
   if (!limiter.admit('token', 'merchant', now)) fail('rate_limited', 'Too many token exchanges.', RATE_LIMITED);
-  const { token, expiresAt } = keys.exchange(x.headers['x-client-id'], x.headers['x-api-key'], now);
+  const key = keys.identify(x.headers['x-client-id'], x.headers['x-api-key']);
+  checkEnvironment(key, x);
+  checkIp(deps, key, x);
+  verifyDiagnosed(deps, x, key, now);
+  const { token, expiresAt } = keys.issue(key.environment, now);
   store.stats.tokenExchanges += 1;
   return json(
     200,
@@ -54,23 +83,40 @@ export function exchangeToken(deps: ServiceDeps, x: Exchange): StoredResponse {
   );
 }
 
-/** 3. The bearer token (`invalid_token`), then a disabled merchant (`merchant_disabled`). */
-export function checkToken(deps: ServiceDeps, x: Exchange, now: number): void {
-  deps.keys.verify(x.headers, now);
+/**
+ * 3. The bearer token (`invalid_token`), its environment (`environment_mismatch`), the key's IP
+ * allowlist (`ip_not_allowed`), then a disabled merchant (`merchant_disabled`). Returns the key.
+ */
+export function checkToken(deps: ServiceDeps, x: Exchange, now: number): KeyRow {
+  const key = deps.keys.verify(x.headers, now);
+  checkEnvironment(key, x);
+  checkIp(deps, key, x);
   if (deps.store.merchant.status === 'disabled') fail('merchant_disabled', 'The merchant is disabled.');
+  return key;
 }
 
-/** 4. The signature of every write: headers, timestamp window, HMAC, nonce. */
-export function checkSignature(deps: ServiceDeps, x: Exchange, now: number): void {
+/** 4. The signature of every write with the token's key: headers, timestamp window, HMAC, nonce; a refusal is diagnosed. */
+export function checkSignature(deps: ServiceDeps, x: Exchange, key: KeyRow, now: number): void {
   if (x.isRead) return;
-  const { method, pathWithQuery, headers, body } = x;
-  verifySignature({ method, pathWithQuery, headers, body }, deps.keys.credentials.signingKey, deps.nonces, now);
+  verifyDiagnosed(deps, x, key, now);
 }
 
-/** 5. The route (`not_found`), its scope (`insufficient_scope`), a suspended merchant's writes. */
-export function findRoute(deps: ServiceDeps, x: Exchange): RouteMatch {
+/** Verifies a write's signature with `key`; a refusal carries the diagnosis (never the key). */
+function verifyDiagnosed(deps: ServiceDeps, x: Exchange, key: KeyRow, now: number): void {
+  const { method, pathWithQuery, headers, body, requestId } = x;
+  const keysForDiagnosis = { signingKey: key.signingKey, apiKey: deps.keys.credentials.apiKey };
+  const input = { method, pathWithQuery, headers, body, requestId, now, keys: keysForDiagnosis, requests: deps.requests };
+  withDiagnosis(input, () => verifySignature({ method, pathWithQuery, headers, body }, key.signingKey, deps.nonces, now, key.environment));
+}
+
+/**
+ * 5. The route (`not_found`; a sandbox-only route is `not_found` to a live key too), its scope
+ * (`insufficient_scope`), a suspended merchant's writes.
+ */
+export function findRoute(deps: ServiceDeps, x: Exchange, key: KeyRow): RouteMatch {
   const match = deps.router.match(x.method, x.path);
   if (!match) fail('not_found', `No endpoint ${x.method} ${x.path}.`);
+  if (match.route.sandboxOnly === true && key.environment === 'live') fail('not_found', 'This endpoint exists only in the sandbox.');
   const { scope } = match.route;
   if (scope !== undefined && !hasScope(deps.scopes(), scope)) {
     fail('insufficient_scope', `This key lacks the ${scope} scope.`, { extra: { required_scope: scope } });

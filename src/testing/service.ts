@@ -5,18 +5,23 @@
  * Check order (documented choice; the spec fixes only some of it), one step each in
  * `service-steps.ts`:
  * 1. injected fault (`before` kinds answer here, as a gateway or proxy would);
- * 2. token exchange is served on its own path (rate limit 20/min, then credentials);
- * 3. token (`invalid_token`), merchant disabled;
+ * 2. token exchange is served on its own path (rate limit 20/min, credentials, environment, IP
+ *    allowlist, signature);
+ * 3. token (`invalid_token`), environment (`environment_mismatch`), IP allowlist
+ *    (`ip_not_allowed`), merchant disabled;
  * 4. signature on every method but GET/HEAD (headers, timestamp window, HMAC, nonce);
- * 5. route lookup (`not_found`), scope (`insufficient_scope`), suspended merchant on writes;
+ * 5. route lookup (`not_found`, also for a sandbox-only route and a live key), scope
+ *    (`insufficient_scope`), suspended merchant on writes;
  * 6. rate-limit bucket (`rate_limited`), so a throttled request never executes;
  * 7. member context (`member_context_required`, `member_not_found`);
  * 8. idempotency key (`idempotency_key_required`/`_invalid`, replay, `_reused`, `_in_progress`);
  * 9. the handler; its outcome is stored under the key unless it is 5xx or marked not storable.
  */
+import type { SandboxEnvironment } from './auth.js';
 import { fail } from './errors.js';
 import type { StoredResponse } from './idempotency.js';
 import { requestId as newRequestId } from './ids.js';
+import { recordOutcome } from './outcome.js';
 import type { Fault } from './faults.js';
 import { failureResponse, faultResponse, garbled, type SandboxResponse } from './responses.js';
 import {
@@ -33,7 +38,7 @@ import {
   TOKEN_PATH,
   type Exchange,
 } from './service-steps.js';
-import type { ServiceDeps } from './service-deps.js';
+import type { RecordedRequest, ServiceDeps } from './service-deps.js';
 import { sweep } from './sweep.js';
 
 /** A request as the simulator receives it. */
@@ -46,6 +51,10 @@ export interface SandboxRequest {
   headers: Record<string, string | string[] | undefined> | Headers;
   /** Raw body bytes (or text, encoded as UTF-8). Signatures are verified over these bytes. */
   body?: Uint8Array | string | null;
+  /** The deployment called (default `sandbox`): `live` is the simulated production host. */
+  environment?: SandboxEnvironment;
+  /** The caller's IP (server mode: the socket's); default the one set by `sandbox.setClientIp()`. */
+  clientIp?: string;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -77,8 +86,8 @@ function bytesOf(body: SandboxRequest['body']): Uint8Array {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
 }
 
-/** The request as the checks read it. */
-function exchangeOf(req: SandboxRequest, requestId: string): Exchange {
+/** The request as the checks read it; `clientIp` is the caller's IP when the request has none. */
+function exchangeOf(req: SandboxRequest, requestId: string, clientIp: string): Exchange {
   const method = req.method.toUpperCase();
   const pathWithQuery = rawPathOf(req.url);
   const q = pathWithQuery.indexOf('?');
@@ -91,6 +100,8 @@ function exchangeOf(req: SandboxRequest, requestId: string): Exchange {
     body: bytesOf(req.body),
     requestId,
     isRead: method === 'GET' || method === 'HEAD',
+    environment: req.environment ?? 'sandbox',
+    clientIp: req.clientIp ?? clientIp,
   };
 }
 
@@ -106,9 +117,9 @@ async function process(deps: ServiceDeps, x: Exchange, beforeHandler: () => Prom
       return exchangeToken(deps, x);
     }
     const now = deps.clock.now();
-    checkToken(deps, x, now);
-    checkSignature(deps, x, now);
-    const { route, params } = findRoute(deps, x);
+    const key = checkToken(deps, x, now);
+    checkSignature(deps, x, key, now);
+    const { route, params } = findRoute(deps, x, key);
     checkRateLimit(deps, x, now);
     const member = memberContext(deps, x, route);
     const claim = claimKey(deps, x, route, now);
@@ -142,15 +153,16 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
   const { store, clock, faults, webhooks } = deps;
   return async function handle(req: SandboxRequest): Promise<SandboxResponse> {
     sweep(store, clock.now(), (e) => webhooks.auto(e));
-    const x = exchangeOf(req, newRequestId());
-    deps.requests.push({
+    const x = exchangeOf(req, newRequestId(), deps.clientIp());
+    const entry: RecordedRequest = {
       method: x.method,
       path: x.pathWithQuery,
       headers: x.headers,
       body: Buffer.from(x.body).toString('utf8'),
       at: clock.now(),
       requestId: x.requestId,
-    });
+    };
+    deps.requests.push(entry);
 
     const taken = faults.take(x.method, x.path);
     const fault = taken?.fault;
@@ -166,9 +178,9 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
     const finish = async (r: SandboxResponse): Promise<SandboxResponse> => {
       await delay();
       if (fault?.kind === 'hang') taken!.answered();
-      if (r.reset) return r;
+      if (r.reset) return recordOutcome(entry, r);
       // The Date header follows the sandbox clock: clients correct their skew from it.
-      return { ...r, headers: { ...r.headers, date: new Date(clock.now()).toUTCString() } };
+      return recordOutcome(entry, { ...r, headers: { ...r.headers, date: new Date(clock.now()).toUTCString() } });
     };
 
     // 1. `before` faults answer without running the request; `after` and `garble` once it ran (its outcome stored).

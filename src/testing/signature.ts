@@ -8,8 +8,8 @@ const TIMESTAMP_TOLERANCE_S = 300;
 const NONCE_WINDOW_MS = 5 * 60 * 1000;
 
 /**
- * Nonces seen per merchant and environment (one sandbox = one namespace), remembered for the
- * 5-minute window on the sandbox clock.
+ * Nonces seen per merchant and environment (the caller prefixes each nonce with its
+ * environment), remembered for the 5-minute window on the sandbox clock.
  */
 export class NonceStore {
   private readonly seen = new Map<string, number>();
@@ -43,7 +43,7 @@ export interface SignedRequest {
  * (`invalid_signature`), then the nonce (`nonce_reused`), which is consumed only once the
  * signature has verified.
  */
-export function verifySignature(req: SignedRequest, signingKey: string, nonces: NonceStore, nowMs: number): void {
+export function verifySignature(req: SignedRequest, signingKey: string, nonces: NonceStore, nowMs: number, namespace = 'sandbox'): void {
   const ts = req.headers['x-timestamp'];
   const nonce = req.headers['x-nonce'];
   const signature = req.headers['x-signature'];
@@ -58,6 +58,7 @@ export function verifySignature(req: SignedRequest, signingKey: string, nonces: 
   const signingString = [req.method.toUpperCase(), req.pathWithQuery, ts, nonce, bodyHash].join('\n');
   const expected = createHmac('sha256', signingKey).update(signingString, 'utf8').digest('base64');
   if (!safeEqual(signature, expected)) fail('invalid_signature', 'The request signature does not match.');
-  if (nonces.has(nonce, nowMs)) fail('nonce_reused', 'x-nonce was already used within 5 minutes.');
-  nonces.consume(nonce, nowMs);
+  const seen = `${namespace}:${nonce}`;
+  if (nonces.has(seen, nowMs)) fail('nonce_reused', 'x-nonce was already used within 5 minutes.');
+  nonces.consume(seen, nowMs);
 }

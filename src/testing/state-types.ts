@@ -225,6 +225,37 @@ export interface CardSnapshot {
   };
 }
 
+/** Input of {@link SandboxState.seedCardProduct}; every field is optional. */
+export interface SeedCardProductInput {
+  /** Id with or without `cpd_` (default `cpd_sbx_<n>`). */
+  id?: string;
+  /** Display name. */
+  name?: string;
+  /** `virtual` (default) or `physical`. */
+  form?: 'virtual' | 'physical';
+  /** Card currency (default `USD`). */
+  currency?: string;
+  /** Issuing country (default `SG`); quick KYC bindings for the product use it. */
+  country?: string;
+  /** KYC level the product requires (default 1). */
+  kyc_level?: number;
+  /** Issuance fee in USDT (default 5). */
+  issuance_fee?: AmountInput;
+  /** Minimum initial top-up (default 10). */
+  min_initial_topup?: AmountInput;
+  /** Product-level spending limit maximums. */
+  max?: {
+    /** Per-transaction maximum (default 5000). */
+    single?: AmountInput;
+    /** Daily maximum (default 10000). */
+    daily?: AmountInput;
+    /** Monthly maximum (default 50000). */
+    monthly?: AmountInput;
+  };
+  /** False: withdrawn from sale (`product_not_available`). Default true. */
+  enabled?: boolean;
+}
+
 /** Input of {@link SandboxState.seedRemittance}. */
 export interface SeedRemittanceInput {
   /** Owner (id or external id). */
@@ -269,6 +300,12 @@ export interface SeedRemittanceInput {
     /** Extra hold for the balance check. */
     extra_locked?: AmountInput;
   };
+  /**
+   * The order is in `needs_reconfirm` but cannot be canceled (a settlement journal exists, the
+   * locking journal is missing, or its status changed meanwhile): cancel answers 400
+   * `state_invalid`. Without it, cancel outside `needs_reconfirm` answers the current 500.
+   */
+  cancel_blocked?: boolean;
   /** Reconfirmation rounds already used (3 or more: `too_many_rounds`). */
   rounds?: number;
   /** When the order entered `needs_reconfirm` (ms); the 4-hour window counts from it. Default now. */
@@ -327,6 +364,28 @@ export interface ReportSnapshot {
   created_at: string;
 }
 
+/** Input of {@link SandboxState.seedQrCode}: a QR code the sandbox decodes and quotes. */
+export interface SeedQrCodeInput {
+  /** The payload to scan (default `sbxqr-seeded:<hex>`); pass it as `code_value`. */
+  code_value?: string;
+  /** Payee name (default `Sandbox Shop`). */
+  payee?: string;
+  /** Fiat currency of the code (default `SGD`); one the sandbox prices (USD, EUR, GBP, SGD, HKD, JPY, THB, PHP, CNY, VND). */
+  currency?: string;
+  /** Fixed amount in the code's currency; omitted makes a custom-amount code. */
+  amount?: AmountInput;
+  /** `true`: the payer enters the amount (`currency` and `amount` in the quote). Default: no `amount` given. */
+  amount_editable?: boolean;
+  /** Smallest custom amount accepted, in the code's currency (`amount_out_of_range` below it). */
+  min_amount?: AmountInput;
+  /** Largest custom amount accepted, in the code's currency (`amount_out_of_range` above it). */
+  max_amount?: AmountInput;
+  /** Non-empty: the code cannot proceed through this API (quotes answer `product_not_available`). */
+  required_payer_fields?: string[];
+  /** QR standard reported by decode (default `SANDBOX`). */
+  scheme?: string;
+}
+
 /** Seed-and-inspect API of the sandbox (`sandbox.state`). */
 export interface SandboxState {
   /** The merchant: custody, status, prepaid balances, lines. */
@@ -358,6 +417,12 @@ export interface SandboxState {
   openVpAccount(member: string): void;
   /** Suspends a member: it then reads as `member_not_found`. */
   suspendMember(member: string): void;
+  /**
+   * Sets (or clears, with null) a member's own withdrawal limits in one asset. A withdrawal above
+   * `single`, or that would take the member's withdrawals of the UTC day (failed ones excepted)
+   * above `daily`, answers 400 `limit_exceeded` with `limit_scope: member` and `limit_type`.
+   */
+  setWithdrawalLimits(member: string, asset: string, limits: { single?: AmountInput; daily?: AmountInput } | null): void;
 
   /** Sets the merchant custody model. */
   setCustody(custody: 'merchant_hosted' | 'platform'): void;
@@ -398,6 +463,11 @@ export interface SandboxState {
   /** False: bank search answers `unavailable: true`. */
   setDirectoryAvailable(available: boolean): void;
 
+  /**
+   * Adds (or replaces, by id) a card product of `GET /v1/cards/products`, returning its `cpd_` id.
+   * KYC submissions name it as `card_product_id`; a disabled one answers `product_not_available`.
+   */
+  seedCardProduct(input?: SeedCardProductInput): string;
   /** Creates a card and returns its snapshot. */
   seedCard(input: SeedCardInput): CardSnapshot;
   /** A card snapshot by id. */
@@ -423,6 +493,14 @@ export interface SandboxState {
   }): string;
   /** Seeds a shipping address; returns its id. */
   seedAddress(member: string, fields: Record<string, string>, isDefault?: boolean): string;
+  /** Registers a QR code (fixed or custom amount, bounds, payer fields); returns its payload. */
+  seedQrCode(input?: SeedQrCodeInput): string;
+  /**
+   * Sets (or clears, with null) the `blocked_reason` of an asset: quotes whose chosen asset it is
+   * carry it, and payments with it answer that code at once (e.g. `limit_exceeded`, `kyc_required`).
+   * With `member`, for that member only; otherwise for every member.
+   */
+  setQrBlockedReason(asset: string, reason: string | null, member?: string): void;
   /** Applies expiries due at the current sandbox time (normally automatic). */
   sweep(): void;
 }

@@ -11,7 +11,9 @@ import { catalogueSeeds } from './seed/catalogue.js';
 import type { SeedContext } from './seed/context.js';
 import { memberSeeds, memberSnap } from './seed/members.js';
 import { merchantSeeds, merchantSnap } from './seed/merchant.js';
+import { productSeeds } from './seed/products.js';
 import { remittanceSeeds } from './seed/remittances.js';
+import { qrSeeds } from './seed/qrpay.js';
 import { reportSeeds, reportsNewestFirst } from './seed/reports.js';
 import type { SandboxState } from './state-types.js';
 import type { Store } from './store.js';
@@ -44,10 +46,12 @@ export function createState(store: Store, now: () => number, emit: (e: EmitReque
     ...memberSeeds(seed),
     ...merchantSeeds(seed),
     ...catalogueSeeds(seed),
+    ...productSeeds(seed),
     ...cardSeeds(seed),
     ...remittanceSeeds(seed),
     ...reportSeeds(seed),
     ...addressSeeds(seed),
+    ...qrSeeds(seed),
     sweep() {
       sweep(store, now(), emit);
     },

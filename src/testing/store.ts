@@ -5,6 +5,7 @@
 import type { AssetTable } from './assets.js';
 import { fail } from './errors.js';
 import { Decimal, ZERO, type Dec } from './money.js';
+import type { QrCode } from './qr-codes.js';
 import type { ActionSeed, Bucket, ClosePhase, CorridorRecord, EffectRecord, KycStatus, LineName } from './state-types.js';
 
 // Keyed by Bucket, so that a bucket missing here fails to compile; in the spec's order.
@@ -60,6 +61,14 @@ export interface MemberRecord {
   vpApplication: { id: string; status: string; agreed_at: number } | undefined;
   vpAccountOpened: boolean;
   paymentPriorities: string[];
+  /** Per-asset withdrawal limits of this member (`limit_exceeded`, `limit_scope: member`). */
+  withdrawLimits: Map<string, MemberWithdrawLimit>;
+}
+
+/** A member's withdrawal limits in one asset; undefined means no limit of that type. */
+interface MemberWithdrawLimit {
+  single: Dec | undefined;
+  daily: Dec | undefined;
 }
 
 /** A withdrawal order; `confirmed` and `failed` are simulator names (the spec shows none). */
@@ -139,6 +148,8 @@ export interface RemittanceRecord {
   supplement: { round: number; status: 'PENDING' | 'SUBMITTED'; created_at: number; submitted_at: number | undefined } | undefined;
   slippage: { moved_bps: number; slippage_bps: number; new_total: Dec; extra_charge: Dec; extra_locked: Dec };
   needsReconfirmSince: number;
+  /** Cancel answers 400 `state_invalid` although the order is in `needs_reconfirm`. */
+  cancelBlocked: boolean;
   rounds: number;
   created_at: number;
 }
@@ -261,12 +272,16 @@ export interface Store {
   faucetByKey: Map<string, Record<string, unknown>>;
   /** Other created objects of name-only endpoints, by id (exchange orders, QR payments...). */
   objects: Map<string, Record<string, unknown>>;
+  /** QR codes seeded with `state.seedQrCode()`, by payload. */
+  qrCodes: Map<string, QrCode>;
+  /** Seeded `blocked_reason` per asset (`USDT`) or per asset and member (`USDT|mem_...`). */
+  qrBlocked: Map<string, string>;
   /** QR quote memo: member|code|currency|amount -> quote and when it was made. */
   qrMemo: Map<string, { at: number; quote: Record<string, unknown> }>;
   effects: EffectRecord[];
   seq: { kyc: number; cpkyc: number; vpa: number };
   cursorGeneration: number;
-  stats: { tokenExchanges: number; tokenExchangeAttempts: number; upstreamQrQuotes: number };
+  stats: { tokenExchanges: number; tokenExchangeAttempts: number; upstreamQrQuotes: number; directorySearches: number };
 }
 
 /** New empty buckets. */
@@ -307,18 +322,28 @@ export interface Transfer {
   amount: Dec;
 }
 
+/**
+ * Fails with `code` unless the member's `bucket` holds at least `amount`. Reads without creating
+ * the account row: a refused debit leaves a member who never received funds with no rows
+ * (spec: `GET /v1/balances` returns only assets with account rows).
+ */
+function requireHeld(member: MemberRecord, asset: string, bucket: Bucket, amount: Dec, code: string): void {
+  const held = member.balances.get(asset)?.[bucket] ?? ZERO;
+  if (held.lt(amount)) fail(code, `${bucket} ${asset} balance is too low.`);
+}
+
 /** Moves an amount between buckets, failing with `code` when `from` holds less. */
 export function move(member: MemberRecord, { asset, from, to, amount }: Transfer, code = 'insufficient_balance'): void {
+  requireHeld(member, asset, from, amount, code);
   const row = rowOf(member, asset);
-  if (row[from].lt(amount)) fail(code, `${from} ${asset} balance is too low.`);
   row[from] = row[from].minus(amount);
   row[to] = row[to].plus(amount);
 }
 
 /** Takes `amount` out of a bucket (funds leave the member), failing with `code` if short. */
 export function debit(member: MemberRecord, asset: string, bucket: Bucket, amount: Dec, code = 'insufficient_balance'): void {
+  requireHeld(member, asset, bucket, amount, code);
   const row = rowOf(member, asset);
-  if (row[bucket].lt(amount)) fail(code, `${bucket} ${asset} balance is too low.`);
   row[bucket] = row[bucket].minus(amount);
 }
 
@@ -360,6 +385,7 @@ export function newMember(id: string, externalId: string, now: number): MemberRe
     vpApplication: undefined,
     vpAccountOpened: false,
     paymentPriorities: ['USDT', 'USDC'],
+    withdrawLimits: new Map(),
   };
 }
 

@@ -113,6 +113,11 @@ export interface SandboxWebhooks {
   flush(): Promise<void>;
   /** The simulator's `z-signature` for a raw body. */
   sign(rawBody: string): string;
+  /**
+   * Delivers an event emitted earlier again, same envelope and `event_id`, to the receivers
+   * registered now; resolves after all attempts. Throws when no event has that id.
+   */
+  redeliver(eventId: string): Promise<WebhookEnvelope>;
 }
 
 /** Internal request to emit from a route. */
@@ -149,6 +154,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export interface InternalWebhooks extends SandboxWebhooks {
   /** Emits from a route only when a receiver is registered; delivery starts after the response. */
   auto(req: EmitRequest): void;
+  /** Forgets receivers, events, deliveries and status versions (`sandbox.reset()`). */
+  clear(): void;
 }
 
 /** What a delivery reads: the current tuning (it may change between attempts), the signer, the log. */
@@ -191,8 +198,8 @@ function envelopeBuilder(
   merchantId: string,
   now: () => number,
   events: WebhookEnvelope[],
+  versions: Map<string, number>,
 ): (eventType: string, data: WebhookEventData) => WebhookEnvelope {
-  const versions = new Map<string, number>();
   return (eventType, data) => {
     const key = `${data.object}:${data.id}`;
     const version = data.status_version ?? (versions.get(key) ?? 0) + 1;
@@ -223,6 +230,22 @@ function shuffleInPlace(copies: WebhookEnvelope[], random: () => number): void {
   }
 }
 
+/** The simulator's delivery tuning (the spec shows no retry schedule; the timeout is the spec's). */
+const DELIVERY_DEFAULTS: Required<WebhookDeliveryOptions> = { attempts: 5, backoffMs: 50, timeoutMs: 10_000, transport: post };
+
+/** The event emitted earlier with this id. */
+function eventById(events: readonly WebhookEnvelope[], eventId: string): WebhookEnvelope {
+  const env = events.find((e) => e.event_id === eventId);
+  if (!env) throw new Error(`sandbox: no event ${eventId}`);
+  return env;
+}
+
+/** Empties the lists and the status versions (`sandbox.reset()`). */
+function clearAll(lists: ReadonlyArray<unknown[]>, versions: Map<string, number>): void {
+  for (const l of lists) l.length = 0;
+  versions.clear();
+}
+
 /** Creates the webhook emitter; `now` is the sandbox clock (for `created_at`). */
 export function createWebhooks(init: {
   merchantId: string;
@@ -234,18 +257,13 @@ export function createWebhooks(init: {
   const events: WebhookEnvelope[] = [];
   const deliveries: WebhookDelivery[] = [];
   const secret = init.secret ?? `whsec_sbx_${hex(16)}`;
-  let opts: Required<WebhookDeliveryOptions> = {
-    attempts: 5,
-    backoffMs: 50,
-    timeoutMs: 10_000,
-    transport: post,
-    ...init.options,
-  };
+  let opts: Required<WebhookDeliveryOptions> = { ...DELIVERY_DEFAULTS, ...init.options };
   // One chain keeps deliveries in emission order, which tests (and shuffle) rely on.
   let chain: Promise<void> = Promise.resolve();
 
   const sign = (rawBody: string): string => createHmac('sha256', secret).update(rawBody, 'utf8').digest('hex');
-  const build = envelopeBuilder(init.merchantId, init.now, events);
+  const versions = new Map<string, number>();
+  const build = envelopeBuilder(init.merchantId, init.now, events, versions);
   const delivery: DeliveryContext = { options: () => opts, sign, log: deliveries };
 
   function enqueue(copies: WebhookEnvelope[], afterResponse = false): Promise<void> {
@@ -288,10 +306,14 @@ export function createWebhooks(init: {
       await enqueue(copies);
       return envs;
     },
-    flush() {
-      return chain;
-    },
+    flush: () => chain,
     sign,
+    async redeliver(eventId) {
+      const env = eventById(events, eventId);
+      await enqueue([env]);
+      return env;
+    },
+    clear: () => clearAll([receivers, events, deliveries], versions),
     auto(req) {
       if (receivers.length === 0) return;
       // The event follows the API answer, so delivery waits one turn of the event loop.

@@ -6,6 +6,7 @@ import { MerchantSdkError } from '../core/errors.js';
  * - `raw_body_required`: the body given was not the raw bytes (usually `req.body` already parsed
  *   by a JSON middleware). A receiver bug, not a bad delivery: handlers answer 500.
  * - `body_too_large`: the body exceeded the handler's `maxBodyBytes` (answered 413).
+ * - `body_timeout`: the body was not complete within the handler's `bodyTimeoutMs` (answered 408).
  * - `invalid_utf8`, `invalid_json`, `invalid_envelope`, `invalid_event_data`: malformed input.
  * - `missing_header`, `header_mismatch`: `z-event-id` or `z-event-type` absent or different
  *   from the body's `event_id` or `event_type`.
@@ -13,6 +14,7 @@ import { MerchantSdkError } from '../core/errors.js';
 export type WebhookParseErrorReason =
   | 'raw_body_required'
   | 'body_too_large'
+  | 'body_timeout'
   | 'invalid_utf8'
   | 'invalid_json'
   | 'invalid_envelope'

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { WebhookIssue } from './errors.js';
 import type { KnownEventType, NamedEventType } from './event-types.js';
 import type {
   card3dsReceivedDataSchema,
@@ -59,6 +60,37 @@ export type UnknownEvent = EventEnvelope<string, EventData> & {
   readonly known: false;
 };
 
+/**
+ * A delivery that passed `verify` and carries an event id, but does not match the SDK's typing:
+ * an envelope field or `data` missing or of another type, the `data` of a typed event deviating
+ * from the spec (no `otp_code`, a non-zero `status_version` on `exchange.order.executed`, a null
+ * `external_member_id`, ...), or a `z-event-type` header that differs from the body.
+ *
+ * The webhook handler hands it to `onEvent` instead of answering 400, because the service would
+ * redeliver a refused event until it gives up, and the event would be lost. Every field is as
+ * received (`data` may be any JSON value); `issues` says what differs. Narrow with
+ * {@link isNonConformingEvent}. `parseEvent` throws for such a body instead.
+ */
+export interface NonConformingEvent {
+  /** False: the event cannot be handled as one of the typed events. */
+  readonly known: false;
+  /** False: marks this variant (see {@link isNonConformingEvent}). */
+  readonly conforms: false;
+  /** `event_id` of the body, equal to the `z-event-id` header when that is present. */
+  readonly event_id: string;
+  /** `event_type` of the body when it is a string, else the `z-event-type` header, else `''`. */
+  readonly event_type: string;
+  /**
+   * The body's `data` as received when it is a JSON object, else `{}` (then an issue at `data`
+   * says what was received). Its fields are `unknown` until checked.
+   */
+  readonly data: Readonly<Record<string, unknown>>;
+  /** What differs from the SDK's typing, with paths (`['data', 'otp_code']`). */
+  readonly issues: readonly WebhookIssue[];
+  /** Every other field of the body, as received. */
+  readonly [extra: string]: unknown;
+}
+
 /** An event of a type the spec names. */
 export type KnownWebhookEvent = Card3dsReceivedEvent | ExchangeOrderExecutedEvent | CardTopupCreditedEvent | NamedEvent;
 
@@ -72,7 +104,42 @@ export type KnownWebhookEvent = Card3dsReceivedEvent | ExchangeOrderExecutedEven
  *   case 'card.3ds.received': showOtp(event.data.otp_code); break;
  * }
  */
-export type WebhookEvent = KnownWebhookEvent | UnknownEvent;
+export type WebhookEvent = KnownWebhookEvent | UnknownEvent | NonConformingEvent;
+
+/**
+ * Whether an event is a {@link NonConformingEvent}: it passed `verify` but does not match the
+ * SDK's typing. Read its `issues`; its fields are as received.
+ */
+export function isNonConformingEvent(event: WebhookEvent): event is NonConformingEvent {
+  return (event as { readonly conforms?: unknown }).conforms === false && Array.isArray((event as { readonly issues?: unknown }).issues);
+}
+
+/** The `data` fields every event carries, read leniently (a field of another type is absent). */
+interface EventDataFields {
+  readonly object?: string;
+  readonly id?: string;
+  readonly external_member_id?: string;
+  readonly status?: string;
+  readonly status_version?: number;
+}
+
+/** Reads the common `data` fields of any event, conforming or not. */
+export function dataFieldsOf(event: WebhookEvent): EventDataFields {
+  const d: Readonly<Record<string, unknown>> = event.data;
+  const text = (key: string): string | undefined => (typeof d[key] === 'string' ? d[key] : undefined);
+  const version = d['status_version'];
+  return {
+    ...optional('object', text('object')),
+    ...optional('id', text('id')),
+    ...optional('external_member_id', text('external_member_id')),
+    ...optional('status', text('status')),
+    ...optional('status_version', typeof version === 'number' && Number.isInteger(version) ? version : undefined),
+  };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
 
 /** The known event of a given type. */
 export type WebhookEventOf<TType extends KnownEventType> = Extract<

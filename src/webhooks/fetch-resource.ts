@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import type { CallOptions } from '../core/types.js';
 import { fillPath } from '../core/url.js';
 import { UnsupportedEventResourceError } from './errors.js';
-import type { WebhookEvent } from './events.js';
+import { dataFieldsOf, type WebhookEvent } from './events.js';
 
 /** How to read the resource of one `data.object` kind. */
 export interface EventResourceRoute {
@@ -46,7 +46,7 @@ export function eventResourceRoute(
   event: WebhookEvent,
   routes?: Readonly<Record<string, EventResourceRoute>>,
 ): EventResourceRoute | undefined {
-  const kind = event.data.object;
+  const kind = dataFieldsOf(event).object ?? '';
   if (routes !== undefined && Object.hasOwn(routes, kind)) return routes[kind];
   return Object.hasOwn(EVENT_RESOURCE_ROUTES, kind) ? EVENT_RESOURCE_ROUTES[kind] : undefined;
 }
@@ -69,13 +69,15 @@ export async function fetchEventResource<T = unknown>(
   event: WebhookEvent,
   options: FetchEventResourceOptions = {},
 ): Promise<T> {
-  const { object, id, external_member_id: member } = event.data;
+  const { object = '', id = '', external_member_id: member = '' } = dataFieldsOf(event);
   const route = eventResourceRoute(event, options.routes);
-  if (route === undefined) {
+  if (route === undefined || id === '') {
     const why =
-      object === 'card_topup' && id.startsWith('first:')
-        ? `${id} is the initial top-up at issuance and has no ctp_ row; read the card (GET /v1/cards/{id}) once your application record gives its id`
-        : `the spec shows no GET endpoint for data.object "${object}"`;
+      id === ''
+        ? 'its data carries no id (a non-conforming event)'
+        : object === 'card_topup' && id.startsWith('first:')
+          ? `${id} is the initial top-up at issuance and has no ctp_ row; read the card (GET /v1/cards/{id}) once your application record gives its id`
+          : `the spec shows no GET endpoint for data.object "${object}"`;
     throw new UnsupportedEventResourceError(
       object,
       id,

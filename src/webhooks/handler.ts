@@ -1,13 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidArgumentError } from '../core/errors.js';
 import { log, type Logger } from '../core/logger.js';
+import { createDeliveryCounter, type TelemetryOptions } from '../core/otel.js';
 import { WebhookParseError, WebhookSignatureError, WebhookTimeoutError } from './errors.js';
 import type { EventStore } from './event-store.js';
 import type { WebhookEvent } from './events.js';
 import { normalizeHeaders, type WebhookHeaderMap, type WebhookHeaders } from './headers.js';
 import { MemoryEventStore } from './memory-event-store.js';
 import { createNodeListener } from './node-listener.js';
-import { parseEvent } from './parse.js';
+import { receiveEvent } from './parse.js';
 import { toRawBytes } from './raw-body.js';
 import { respond, type WebhookResponse } from './responses.js';
 
@@ -15,6 +16,12 @@ import { respond, type WebhookResponse } from './responses.js';
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Default bound of a delivery's handling, below {@link DELIVERY_TIMEOUT_MS}: 8 seconds. */
 export const DEFAULT_HANDLER_TIMEOUT_MS = 8_000;
+/**
+ * Default deadline of the body read by the `node:http` listener: 3 seconds from the request's
+ * arrival, well inside the service's 10-second delivery timeout, so that a body trickled byte by
+ * byte cannot hold a socket for Node's 300-second default.
+ */
+export const DEFAULT_BODY_TIMEOUT_MS = 3_000;
 
 /**
  * Verifies a delivery's signature. Return true to accept; return false or throw to reject
@@ -40,7 +47,9 @@ export interface WebhookHandlerOptions {
   /**
    * Processes one event, at most once per `event_id` across deliveries. Resolve only when the
    * work is durably done: the delivery is acknowledged (2xx) only then. Throw to have the
-   * service deliver it again. Unknown event types arrive too (`event.known === false`).
+   * service deliver it again. Unknown event types arrive too (`event.known === false`), and so
+   * do verified events that deviate from the SDK's typing (`NonConformingEvent`, with
+   * `issues`): acknowledge them when handled, or they are redelivered until the service gives up.
    */
   readonly onEvent: (event: WebhookEvent, context: WebhookEventContext) => void | Promise<void>;
   /** Deduplication store (default: a new {@link MemoryEventStore}, for one process only). */
@@ -61,8 +70,20 @@ export interface WebhookHandlerOptions {
   readonly claimTtlMs?: number;
   /** Largest body the `node:http` listener reads, in bytes (default 256 KiB). */
   readonly maxBodyBytes?: number;
+  /**
+   * Deadline of the body read by the `node:http` listener, in ms from the request's arrival
+   * (default {@link DEFAULT_BODY_TIMEOUT_MS}); must be below `timeoutMs`, which also counts the
+   * read. A body not complete by then is answered 408 and the connection closed.
+   */
+  readonly bodyTimeoutMs?: number;
   /** Logger (`console`, pino, ...). Never receives bodies, OTP codes or signatures. */
   readonly logger?: Logger;
+  /**
+   * OpenTelemetry, as the client's `telemetry` option: counts deliveries in
+   * `merchant_stablecoin.webhook.deliveries` by `outcome` (`processed`, `duplicate`, `in_progress`,
+   * `invalid_signature`, `invalid_event`, `failed`, `timeout`, ...) and `event_type`.
+   */
+  readonly telemetry?: TelemetryOptions;
 }
 
 /**
@@ -89,7 +110,17 @@ interface Settings {
   readonly logger: Logger | undefined;
 }
 
-function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: number } {
+function bodyLimitsOf(options: WebhookHandlerOptions, timeoutMs: number): { maxBodyBytes: number; bodyTimeoutMs: number } {
+  const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024;
+  if (!(maxBodyBytes > 0)) throw new InvalidArgumentError('maxBodyBytes', 'must be a positive number of bytes.');
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? Math.min(DEFAULT_BODY_TIMEOUT_MS, Math.floor(timeoutMs / 2));
+  if (!(bodyTimeoutMs > 0 && bodyTimeoutMs < timeoutMs)) {
+    throw new InvalidArgumentError('bodyTimeoutMs', 'must be above 0 and below timeoutMs.');
+  }
+  return { maxBodyBytes, bodyTimeoutMs };
+}
+
+function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: number; bodyTimeoutMs: number } {
   if (typeof options?.onEvent !== 'function') throw new InvalidArgumentError('onEvent', 'must be a function.');
   if (options.verify !== undefined && typeof options.verify !== 'function') throw new InvalidArgumentError('verify', 'must be a function.');
   const timeoutMs = options.timeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
@@ -101,8 +132,7 @@ function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: 
   }
   const claimTtlMs = options.claimTtlMs ?? 60_000;
   if (!(claimTtlMs > timeoutMs)) throw new InvalidArgumentError('claimTtlMs', 'must exceed timeoutMs.');
-  const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024;
-  if (!(maxBodyBytes > 0)) throw new InvalidArgumentError('maxBodyBytes', 'must be a positive number of bytes.');
+  const { maxBodyBytes, bodyTimeoutMs } = bodyLimitsOf(options, timeoutMs);
   return {
     onEvent: options.onEvent,
     store: options.store ?? new MemoryEventStore(),
@@ -112,6 +142,7 @@ function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: 
     claimTtlMs,
     logger: options.logger,
     maxBodyBytes,
+    bodyTimeoutMs,
   };
 }
 
@@ -120,7 +151,9 @@ function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: 
  * processed (spec, Events > Delivery contract: at-least-once, 2xx acknowledges, anything else
  * or a 10-second timeout makes the service retry).
  *
- * Per delivery: `verify` (401 on failure) → parse (400 when malformed) → claim `event_id` in the
+ * Per delivery: `verify` (401 on failure) → parse (400 only when the body cannot be an event: not
+ * JSON, no `event_id`, or a `z-event-id` header that differs from it; a verified event that
+ * deviates from the SDK's typing reaches `onEvent` as a `NonConformingEvent`) → claim `event_id` in the
  * store (a processed duplicate is answered 200 at once; one still in progress 409) → `onEvent`
  * within `timeoutMs` → 200 and `complete`, or 500 and `release` on failure, or 503 on timeout
  * (the claim is then completed or released when `onEvent` settles late, so a redelivery never
@@ -140,12 +173,22 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       'webhooks: no verify hook, so deliveries are not authenticated. The spec does not publish the z-signature procedure: obtain it from the service and pass verify.',
     );
   }
+  const deliveries = createDeliveryCounter(options.telemetry);
   const handle = (rawBody: string | Uint8Array, headers: WebhookHeaders, startedAt = Date.now()): Promise<WebhookResponse> =>
-    processDelivery(settings, rawBody, headers, startedAt).catch((err: unknown) => {
-      log(settings.logger, 'error', 'webhooks: unexpected failure while handling a delivery', { error: errorText(err) });
-      return respond('failed', 'The receiver failed; deliver again.');
-    });
-  const listener = createNodeListener(handle, settings.maxBodyBytes, settings.logger);
+    processDelivery(settings, rawBody, headers, startedAt)
+      .catch((err: unknown) => {
+        log(settings.logger, 'error', 'webhooks: unexpected failure while handling a delivery', { error: errorText(err) });
+        return respond('failed', 'The receiver failed; deliver again.');
+      })
+      .then((response) => {
+        deliveries.count(response.outcome, response.event?.event_type);
+        return response;
+      });
+  const listener = createNodeListener(
+    handle,
+    { maxBodyBytes: settings.maxBodyBytes, bodyTimeoutMs: settings.bodyTimeoutMs },
+    settings.logger,
+  );
   return Object.assign(listener, { handle: (rawBody: string | Uint8Array, headers: WebhookHeaders) => handle(rawBody, headers) });
 }
 
@@ -174,7 +217,7 @@ async function processDelivery(
 
   let event: WebhookEvent;
   try {
-    event = parseEvent(bytes, headers);
+    event = receiveEvent(bytes, headers);
   } catch (err) {
     if (!(err instanceof WebhookParseError)) throw err;
     log(s.logger, 'warn', `webhooks: malformed delivery answered 400: ${err.message}`, {

@@ -8,6 +8,8 @@
 export { parseEvent } from './parse.js';
 export {
   isEventType,
+  isNonConformingEvent,
+  type NonConformingEvent,
   type WebhookEvent,
   type KnownWebhookEvent,
   type UnknownEvent,
@@ -47,6 +49,7 @@ export {
   createWebhookHandler,
   DELIVERY_TIMEOUT_MS,
   DEFAULT_HANDLER_TIMEOUT_MS,
+  DEFAULT_BODY_TIMEOUT_MS,
   type WebhookHandler,
   type WebhookHandlerOptions,
   type WebhookEventContext,

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { log, type Logger } from '../core/logger.js';
 import { WebhookParseError } from './errors.js';
 import type { WebhookHeaders } from './headers.js';
-import { readBody } from './read-body.js';
+import { readBody, type BodyLimits } from './read-body.js';
 import { respond, type WebhookResponse } from './responses.js';
 
 /** The framework-neutral handling a listener wraps; `startedAt` counts the body read in the time bound. */
@@ -15,7 +15,7 @@ export type HandleDelivery = (rawBody: string | Uint8Array, headers: WebhookHead
  */
 export function createNodeListener(
   handle: HandleDelivery,
-  maxBodyBytes: number,
+  limits: BodyLimits,
   logger: Logger | undefined,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -39,11 +39,13 @@ export function createNodeListener(
       raw = preRead;
     } else {
       try {
-        raw = await readBody(req, maxBodyBytes);
+        raw = await readBody(req, limits);
       } catch (err) {
-        if (err instanceof WebhookParseError && err.reason === 'body_too_large') {
-          log(logger, 'warn', `webhooks: ${err.message} Answered 413.`);
-          write(res, respond('body_too_large', err.message), true);
+        if (err instanceof WebhookParseError && (err.reason === 'body_too_large' || err.reason === 'body_timeout')) {
+          log(logger, 'warn', `webhooks: ${err.message} Answered ${err.reason === 'body_timeout' ? 408 : 413}.`);
+          write(res, respond(err.reason, err.message), true);
+          // A trickling sender would keep the socket open after the answer: close it.
+          if (err.reason === 'body_timeout') res.once('finish', () => req.destroy());
           return;
         }
         throw err;

@@ -43,10 +43,7 @@ function describe(issues: readonly WebhookIssue[]): string {
  *   body is not raw (`raw_body_required`).
  */
 export function parseEvent(rawBody: string | Uint8Array, headers: WebhookHeaders): WebhookEvent {
-  const text = decodeUtf8(toRawBytes(rawBody));
-  // Parsed as the client parses responses: a `__proto__` member never becomes a prototype.
-  const json = tryParseJson(text);
-  if (json === undefined) throw new WebhookParseError('invalid_json', 'The webhook body is not valid JSON.');
+  const json = readJson(rawBody);
   const envelope = envelopeSchema.safeParse(json);
   if (!envelope.success) {
     const issues = issuesOf(envelope.error);
@@ -54,7 +51,69 @@ export function parseEvent(rawBody: string | Uint8Array, headers: WebhookHeaders
   }
   const event = envelope.data;
   checkHeaders(normalizeHeaders(headers), event.event_id, event.event_type);
+  return typeData(event);
+}
 
+/**
+ * What the webhook handler does once `verify` passed: only a body that cannot be an event is
+ * refused (not JSON, no `event_id`, a `z-event-id` header that differs from it); anything else
+ * that {@link parseEvent} would refuse comes back as a {@link NonConformingEvent} with its issues.
+ *
+ * @throws WebhookParseError when the body cannot be an event.
+ */
+export function receiveEvent(rawBody: string | Uint8Array, headers: WebhookHeaders): WebhookEvent {
+  const json = readJson(rawBody);
+  const body = isRecord(json) ? json : {};
+  const normalized = normalizeHeaders(headers);
+  const eventId = checkEventId(body, normalized);
+  try {
+    return parseEvent(rawBody, normalized);
+  } catch (err) {
+    if (!(err instanceof WebhookParseError)) throw err;
+    const bodyType = body['event_type'];
+    return {
+      ...body,
+      event_id: eventId,
+      event_type: typeof bodyType === 'string' ? bodyType : (normalized['z-event-type']?.trim() ?? ''),
+      data: isRecord(body['data']) ? body['data'] : {},
+      known: false,
+      conforms: false,
+      issues: err.issues.length > 0 ? err.issues : [{ path: [], message: err.message }],
+    };
+  }
+}
+
+/** The body's event id, which must be there and equal the `z-event-id` header when that is sent. */
+function checkEventId(body: Readonly<Record<string, unknown>>, headers: Readonly<Record<string, string>>): string {
+  const eventId = body['event_id'];
+  if (typeof eventId !== 'string' || eventId.trim() === '') {
+    throw new WebhookParseError('invalid_envelope', 'The webhook body has no event_id, so it cannot be an event.', [
+      { path: ['event_id'], message: 'an event id string is required' },
+    ]);
+  }
+  const headerId = headers['z-event-id']?.trim();
+  if (headerId !== undefined && headerId !== '' && headerId !== eventId) {
+    throw new WebhookParseError(
+      'header_mismatch',
+      `The z-event-id header (${truncate(headerId)}) does not match the body (${truncate(eventId)}).`,
+    );
+  }
+  return eventId;
+}
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function readJson(rawBody: string | Uint8Array): unknown {
+  const text = decodeUtf8(toRawBytes(rawBody));
+  // Parsed as the client parses responses: a `__proto__` member never becomes a prototype.
+  const json = tryParseJson(text);
+  if (json === undefined) throw new WebhookParseError('invalid_json', 'The webhook body is not valid JSON.');
+  return json;
+}
+
+function typeData(event: z.output<typeof envelopeSchema>): WebhookEvent {
   if (!isKnownEventType(event.event_type)) return { ...event, known: false };
   const schema = DATA_SCHEMAS[event.event_type];
   if (schema === undefined) return { ...event, known: true } as WebhookEvent;

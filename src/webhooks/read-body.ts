@@ -1,13 +1,23 @@
 import type { IncomingMessage } from 'node:http';
 import { WebhookParseError } from './errors.js';
 
+/** Bounds of one body read. */
+export interface BodyLimits {
+  /** Largest body, in bytes. */
+  readonly maxBodyBytes: number;
+  /** Time the whole body may take, in ms from the start of the read. */
+  readonly bodyTimeoutMs: number;
+}
+
 /**
- * Reads a request body as raw bytes, refusing more than `maxBytes` (checked on
- * `content-length` first, then while reading).
+ * Reads a request body as raw bytes, refusing more than `maxBodyBytes` (checked on
+ * `content-length` first, then while reading) and a body not complete within `bodyTimeoutMs`
+ * (a sender trickling bytes would otherwise hold the socket for Node's 300 s default).
  *
- * @throws WebhookParseError with reason `body_too_large`.
+ * @throws WebhookParseError with reason `body_too_large` or `body_timeout`.
  */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
+  const maxBytes = limits.maxBodyBytes;
   const tooLarge = (): WebhookParseError => new WebhookParseError('body_too_large', `The webhook body exceeds ${maxBytes} bytes.`);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
@@ -18,9 +28,14 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    const timer = setTimeout(
+      () => finish(new WebhookParseError('body_timeout', `The webhook body was not complete within ${limits.bodyTimeoutMs} ms.`)),
+      limits.bodyTimeoutMs,
+    );
     const finish = (err: Error | undefined): void => {
       if (done) return;
       done = true;
+      clearTimeout(timer);
       req.off('data', onData);
       if (err) {
         // Discard the rest so that the answer can still be written.

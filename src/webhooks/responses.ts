@@ -13,6 +13,7 @@ import type { WebhookEvent } from './events.js';
  * | `invalid_signature` | 401 | the `verify` hook rejected the delivery |
  * | `invalid_event` | 400 | malformed body or headers ({@link WebhookParseError}) |
  * | `body_too_large` | 413 | body over `maxBodyBytes` |
+ * | `body_timeout` | 408 | body not complete within `bodyTimeoutMs` (the connection is closed) |
  * | `raw_body_required` | 500 | the receiver was given a parsed body instead of the raw bytes |
  * | `method_not_allowed` | 405 | not a POST |
  * | `store_error` | 500 | the event store failed; nothing was processed |
@@ -26,6 +27,7 @@ export type WebhookOutcome =
   | 'invalid_signature'
   | 'invalid_event'
   | 'body_too_large'
+  | 'body_timeout'
   | 'raw_body_required'
   | 'method_not_allowed'
   | 'store_error';
@@ -40,6 +42,7 @@ export const OUTCOME_STATUS: Readonly<Record<WebhookOutcome, number>> = Object.f
   invalid_signature: 401,
   invalid_event: 400,
   body_too_large: 413,
+  body_timeout: 408,
   raw_body_required: 500,
   method_not_allowed: 405,
   store_error: 500,

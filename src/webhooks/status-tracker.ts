@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../core/errors.js';
-import type { WebhookEvent } from './events.js';
+import { dataFieldsOf, type WebhookEvent } from './events.js';
 import { DEFAULT_TERMINAL_STATES } from './terminal-states.js';
 
 /** The status a {@link StatusTracker} holds for one resource. */
@@ -44,7 +44,9 @@ export interface PolledStatusOptions {
  * `card:crd_123`. The part before the first `:` is the resource kind used for terminal states.
  */
 export function eventResourceKey(event: WebhookEvent): string {
-  return `${event.data.object}:${event.data.id}`;
+  // A non-conforming event may lack either field: the key then has an empty part.
+  const { object = '', id = '' } = dataFieldsOf(event);
+  return `${object}:${id}`;
 }
 
 /**
@@ -94,15 +96,23 @@ export class StatusTracker {
     return true;
   }
 
-  /** Applies the status an event carries, keyed by {@link eventResourceKey}; same result as {@link StatusTracker.apply}. */
+  /**
+   * Applies the status an event carries, keyed by {@link eventResourceKey}; same result as
+   * {@link StatusTracker.apply}. A non-conforming event without a string `object`, `id` and
+   * `status` and an integer `status_version` is not applied (false).
+   */
   applyEvent(event: WebhookEvent): boolean {
-    return this.apply(eventResourceKey(event), event.data.status, event.data.status_version);
+    const { object, id, status, status_version: version } = dataFieldsOf(event);
+    if (object === undefined || id === undefined || status === undefined || version === undefined) return false;
+    return this.apply(eventResourceKey(event), status, version);
   }
 
   /**
    * Applies a polled status (a `GET` result, which carries no version). Rule: it never moves a
-   * terminal state; with `requestedAt`, a poll sent before the last change is ignored;
-   * otherwise the poll wins (it is newer than what the tracker holds). The version baseline is
+   * terminal state; a poll without `requestedAt` never replaces a status that an event set (a
+   * versioned state outranks an unversioned read, which may be late: the spec's "polling
+   * responses that arrive late must not move a state backwards"); with `requestedAt`, a poll
+   * sent before the last change is ignored; otherwise the poll wins. The version baseline is
    * kept, so that older events remain refused.
    *
    * @returns Whether the tracked status changed.
@@ -111,7 +121,7 @@ export class StatusTracker {
     const current = this.#entries.get(resourceKey);
     if (current === undefined) return this.#set(resourceKey, status, undefined, 'poll');
     if (current.terminal || current.status === status) return false;
-    if (options.requestedAt !== undefined && options.requestedAt < current.updatedAt) return false;
+    if (options.requestedAt === undefined ? current.source === 'event' : options.requestedAt < current.updatedAt) return false;
     return this.#set(resourceKey, status, current.statusVersion, 'poll');
   }
 

@@ -18,7 +18,9 @@ import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import {
+  AcceptedButUnreadableError,
   ApiError,
+  CallInterruptedError,
   ConnectionError,
   MalformedResponseError,
   TimeoutError,
@@ -26,6 +28,8 @@ import {
   type CallOptions,
   type MerchantClient,
   type MerchantClientOptions,
+  type MerchantSdkError,
+  type RequestLimiter,
 } from '../../src/index.js';
 import type { Fault, FaultMatch } from '../../src/testing/index.js';
 import { hangDriver } from '../helpers/fake-time.js';
@@ -467,6 +471,8 @@ export function describeFaultMatrix(mode: Mode): void {
     });
   });
 
+  describeFailsAfterMaybeExecuted(mode);
+
   // Totals stay discoverable without printing: the test names carry them, and they must add up.
   describe(`[${mode.name}] fault matrix totals`, () => {
     it(`ran ${expected.cells} cells (${MONEY_OPS.length} endpoints × ${FAULT_MODES.length} faults × ${FAULT_TIMES.length}) and injected ${expected.injections} faults`, () => {
@@ -474,6 +480,132 @@ export function describeFaultMatrix(mode: Mode): void {
       expect(ran.injections).toBe(expected.injections);
       expect(ran.invariants).toBeGreaterThanOrEqual(2 * expected.cells);
       expect(ran.attempts).toBeGreaterThanOrEqual(expected.injections);
+    });
+  });
+}
+
+/**
+ * The column "fails after it may have executed" (issue 14): the first attempt executes and is
+ * answered 504, or executes and is answered a body the client cannot read; then a step of the
+ * client fails instead of the retry. The caller must still hold the call's key and state, and the
+ * merchant's retry with that key must converge on the one effect (a replay).
+ */
+interface AfterStep {
+  readonly name: string;
+  /** The fault on the money-moving endpoint (one hit). */
+  readonly fault: Fault;
+  /** Client settings of the cell (a limiter that can be armed). */
+  client?(arm: { armed: boolean }): Partial<MerchantClientOptions>;
+  /** Runs right after the endpoint's fault hit, before the client can send anything else. */
+  afterHit?(w: World, arm: { armed: boolean }): { remove(): void } | undefined;
+  /** Attempts of the endpoint on the wire. */
+  readonly attempts: number;
+  readonly expectError: (err: unknown) => void;
+}
+
+const AFTER_STEPS: readonly AfterStep[] = [
+  {
+    name: 'token renewal fails (502 on every exchange attempt)',
+    fault: { kind: 'status', status: 504, when: 'after' },
+    // The token dies with the first attempt: the retry meets 401 invalid_token, the renewal
+    // that follows meets 502s until it gives up.
+    afterHit: ({ sandbox }) => {
+      sandbox.revokeTokens();
+      return sandbox.faults.inject(
+        { method: 'POST', path: '/v1/connect/token' },
+        { kind: 'status', status: 502, when: 'before' },
+        { times: Infinity },
+      );
+    },
+    attempts: 2,
+    expectError: (err) => {
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).status).toBe(502);
+    },
+  },
+  {
+    name: 'the limiter rejects the retry',
+    fault: { kind: 'status', status: 504, when: 'after' },
+    client: (arm) => {
+      const limiter: RequestLimiter = {
+        acquire: () => {
+          if (!arm.armed) return Promise.resolve();
+          arm.armed = false;
+          return Promise.reject(new Error('limiter store unreachable'));
+        },
+      };
+      return { limiter };
+    },
+    afterHit: (_w, arm) => {
+      arm.armed = true;
+      return undefined;
+    },
+    attempts: 1,
+    expectError: (err) => {
+      expect(err).toBeInstanceOf(CallInterruptedError);
+      expect(String((err as Error).cause)).toContain('limiter store unreachable');
+    },
+  },
+  {
+    // Not JSON at all: endpoints whose shape the spec does not show accept any JSON value (an
+    // empty body or `null` included), so only text that is no JSON is unreadable on every one.
+    name: 'the 2xx answer cannot be read (not JSON)',
+    fault: { kind: 'garble', body: '<html>upstream garbled the answer</html>' },
+    attempts: 1,
+    expectError: (err) => {
+      expect(err).toBeInstanceOf(AcceptedButUnreadableError);
+      expect(String((err as AcceptedButUnreadableError).status)).toMatch(/^2\d\d$/);
+    },
+  },
+];
+
+function describeFailsAfterMaybeExecuted(mode: Mode): void {
+  describe.each(MONEY_OPS.map((op) => [op.name, op] as const))(`[${mode.name}] fails after it may have executed: %s`, (_name, op) => {
+    it.each(AFTER_STEPS.map((s) => [s.name, s] as const))('%s', async (_s, step) => {
+      const arm = { armed: false };
+      const w = await mode.open({ client: step.client?.(arm) });
+      let extra: { remove(): void } | undefined;
+      try {
+        const { sandbox, client } = w;
+        const p = await op.prepare(w);
+        sandbox.resetRequests();
+        const injected = sandbox.faults.inject(op.match, step.fault, { times: 1 });
+        // The hit resolves in a microtask of the simulator's handling: before its answer is
+        // read and before any backoff timer, so the next step is armed in time at any speed.
+        const armed = injected.waitForHits(1).then(() => {
+          extra = step.afterHit?.(w, arm);
+        });
+        const key = randomUUID();
+        const err = await p.call(client, { idempotencyKey: key }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        await armed;
+        injected.remove();
+        extra?.remove();
+
+        step.expectError(err);
+        const failure = err as MerchantSdkError;
+        expect(failure.idempotencyKey).toBe(key);
+        expect(failure.call).toMatchObject({ idempotencyKey: key });
+        expect(failure.call?.sent).toMatch(/^(maybe|yes)$/);
+        const attempts = attemptsOn(sandbox, 'POST', p.path);
+        expect(attempts.length).toBe(step.attempts);
+        expectSameKeyNewNonce(attempts, key);
+        expect(sandbox.state.countEffects(op.effect)).toBe(1);
+        p.money(1);
+
+        // The recipe of the error: call again with the same key. One effect, replayed.
+        const again = await p.call(client, { idempotencyKey: key }).withResponse();
+        expect(again.response.replayed).toBe(true);
+        p.result?.(again.data as Record<string, unknown>, true);
+        expect(sandbox.state.countEffects(op.effect)).toBe(1);
+        expectSameKeyNewNonce(attemptsOn(sandbox, 'POST', p.path), key);
+        p.money(1);
+      } finally {
+        extra?.remove();
+        await w.close();
+      }
     });
   });
 }

@@ -91,7 +91,16 @@ export function serverMode(): Mode {
       const server: SandboxServer = await sandbox.listen();
       const clients: MerchantClient[] = [];
       const newClient = (o: Partial<MerchantClientOptions> = {}): MerchantClient => {
-        const c = new MerchantClient({ baseUrl: server.url, ...sandbox.credentials, backoff: FAST_BACKOFF, ...options.client, ...o });
+        // Like sandbox.client(): the client follows a simulator clock moved hours ahead (the signed
+        // token exchange meets the skew too).
+        const c = new MerchantClient({
+          baseUrl: server.url,
+          ...sandbox.credentials,
+          backoff: FAST_BACKOFF,
+          maxClockSkewMs: 400 * 86_400_000,
+          ...options.client,
+          ...o,
+        });
         clients.push(c);
         return c;
       };

@@ -9,7 +9,9 @@ import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetri
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LogFields, MerchantClient, MerchantClientOptions } from '../../src/index.js';
+import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { wireClient } from '../helpers/client.js';
+import { envelope, headersFor } from '../webhooks/helpers.js';
 import { API_KEY, SIGNING_KEY, apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 
 class TestReader extends MetricReader {
@@ -265,5 +267,27 @@ describe('secrets and members', () => {
     }
     expect(values.length).toBeGreaterThan(30);
     for (const secret of secrets) expect(values.filter((v) => v.includes(secret))).toEqual([]);
+  });
+});
+
+describe('the webhook receiver', () => {
+  it('counts deliveries by outcome and event type; its log lines carry no stray undefined', async () => {
+    const handler = createWebhookHandler({ onEvent: () => undefined, telemetry: { api: otel }, logger });
+    const before = await count('webhook.deliveries', {});
+    const env = envelope('card.status.updated', { object: 'card', id: 'crd_1', status: 'active', status_version: 1 });
+    const body = JSON.stringify(env);
+    expect((await handler.handle(body, headersFor(env))).status).toBe(200);
+    expect((await handler.handle(body, headersFor(env))).status).toBe(200);
+    expect((await handler.handle('not json', headersFor(env))).status).toBe(400);
+    expect(await count('webhook.deliveries', { outcome: 'processed', event_type: 'card.status.updated' })).toBe(1);
+    expect(await count('webhook.deliveries', { outcome: 'duplicate', event_type: 'card.status.updated' })).toBe(1);
+    expect(await count('webhook.deliveries', { outcome: 'invalid_event' })).toBe(1);
+    expect((await count('webhook.deliveries', {})) - before).toBe(3);
+    const webhookLines = logs.filter((l) => l.message.startsWith('webhooks:'));
+    expect(webhookLines.length).toBeGreaterThan(0);
+    for (const line of webhookLines) {
+      expect(line.args === 1 || line.fields !== undefined).toBe(true);
+      for (const value of Object.values(line.fields ?? {})) expect(value).not.toBeUndefined();
+    }
   });
 });

@@ -1,7 +1,8 @@
 /** A recording `EndpointCaller` that answers every call with a canned body, never touching HTTP. */
 import { ApiPromiseImpl } from '../../src/core/api-promise.js';
+import { toLoosePage } from '../../src/core/loose-page.js';
 import { PageIterator } from '../../src/core/pagination.js';
-import type { ApiPromise, CallArgs, EndpointCaller, ListArgs, Page, PagePromise } from '../../src/core/types.js';
+import type { ApiPromise, CallArgs, EndpointCaller, ListArgs, LoosePage, Page, PagePromise } from '../../src/core/types.js';
 import { Assets, MemberView, MerchantAccount, MerchantRemittances, Members, Reports, Sandbox } from '../../src/resources/index.js';
 import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
 import type { Root } from './samples.js';
@@ -11,6 +12,8 @@ export interface RecordedCall {
   readonly args: CallArgs;
   readonly kind: 'call' | 'list';
 }
+
+const FAKE_RESPONSE = { requestId: 'req_fake', status: 200, headers: {}, idempotencyKey: undefined, replayed: false, attempts: 1 };
 
 export class FakeCaller implements EndpointCaller {
   readonly calls: RecordedCall[] = [];
@@ -29,7 +32,15 @@ export class FakeCaller implements EndpointCaller {
 
   list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T> = {}): PagePromise<T> {
     this.calls.push({ endpoint: endpoint, args, kind: 'list' });
-    return new PageIterator<T>(async () => endpoint.response.parse(this.reply));
+    return new PageIterator<T>(async () => ({ data: endpoint.response.parse(this.reply), response: FAKE_RESPONSE }));
+  }
+
+  looseList<T>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T> = {}): PagePromise<T, LoosePage<T>> {
+    this.calls.push({ endpoint: endpoint, args, kind: 'list' });
+    return new PageIterator<T, LoosePage<T>>(async () => ({
+      data: toLoosePage<T>(endpoint.response.parse(this.reply)),
+      response: FAKE_RESPONSE,
+    }));
   }
 }
 

@@ -198,3 +198,11 @@ describe('ids and other checks', () => {
     rejected('amount', () => client.sandbox.faucet({ asset: 'USDT', amount: 5 as Any }));
   });
 });
+
+describe('loose arguments refused before sending', () => {
+  it('a KYC card product id that is not a string, a status query value that is an object, a list cursor that is not a string', () => {
+    rejected('card_product_id', () => m().kyc.submitApplication({ card_product_id: 5 as Any, profile: {} }));
+    rejected('x', () => m().kyc.status({ x: { nested: true } as Any }));
+    rejected('cursor', () => client.reports.list({ cursor: 5 as Any }));
+  });
+});

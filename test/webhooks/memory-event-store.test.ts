@@ -47,22 +47,20 @@ describe('MemoryEventStore', () => {
     expect(store.claim('evt_1', 100)).toBe('claimed');
   });
 
-  it('holds at most maxEntries, evicting expired ids first, then the least recently touched', () => {
+  it('holds at most maxEntries completed ids, evicting expired ones first, then the oldest completed', () => {
     const c = clock();
-    const store = new MemoryEventStore({ now: c.now, maxEntries: 3, retentionMs: 1_000_000 });
-    store.claim('evt_short', 10);
+    const store = new MemoryEventStore({ now: c.now, maxEntries: 2, retentionMs: 1_000 });
     for (const id of ['evt_a', 'evt_b']) {
       store.claim(id, 100);
       store.complete(id);
     }
-    c.advance(50); // evt_short's lease expired
-    store.claim('evt_a', 100); // touch evt_a: now the most recent
+    c.advance(10);
+    expect(store.claim('evt_a', 100)).toBe('duplicate'); // a duplicate does not refresh evt_a
     store.claim('evt_c', 100);
-    expect(store.size).toBe(3);
-    expect(store.claim('evt_a', 100)).toBe('duplicate');
-    store.claim('evt_d', 100); // evicts evt_b, the least recently touched
-    expect(store.size).toBe(3);
-    expect(store.claim('evt_b', 100)).toBe('claimed');
+    store.complete('evt_c'); // evicts evt_a, the oldest completed
+    expect(store.size).toBe(2);
+    expect(store.claim('evt_b', 100)).toBe('duplicate');
+    expect(store.claim('evt_a', 100)).toBe('claimed');
   });
 
   it('rejects nonsensical settings', () => {

@@ -1,8 +1,8 @@
 import { InvalidArgumentError } from '../../core/errors.js';
-import type { ApiPromise, CallOptions, PagePromise } from '../../core/types.js';
+import type { ApiPromise, CallOptions, LoosePage, PagePromise } from '../../core/types.js';
 import type { AmountInput } from '../../money.js';
 import type { CardCloseCheck, CardLimitsResult, CardRecord, CardStatusResult } from '../../schemas/cards.js';
-import type { LooseResult } from '../../schemas/common.js';
+import type { Loose, LooseItem } from '../../schemas/common.js';
 import * as E from '../../spec/endpoints.js';
 import {
   bodyOrEmpty,
@@ -82,8 +82,8 @@ export class MemberCards {
    *
    * Errors: not shown.
    */
-  products(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
-    return this.#api.page(E.CARDS_PRODUCTS, { query: looseListQuery(params), options });
+  products(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseItem, LoosePage<LooseItem>> {
+    return this.#api.loosePage(E.CARDS_PRODUCTS, { query: looseListQuery(params), options });
   }
 
   /**
@@ -96,7 +96,7 @@ export class MemberCards {
    *
    * @param productId - Card product id, `cpd_` prefix optional (passed as given).
    */
-  productQuote(productId: string, query?: CardProductQuoteQuery, options?: CallOptions): ApiPromise<LooseResult> {
+  productQuote(productId: string, query?: CardProductQuoteQuery, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(E.CARDS_PRODUCT_QUOTE, {
       pathParams: { id: checkId(productId, 'productId') },
       query: checkQuery(query),
@@ -115,7 +115,7 @@ export class MemberCards {
    *
    * Errors: not shown.
    */
-  apply(params: CardApplyParams, options?: CallOptions): ApiPromise<LooseResult> {
+  apply(params: CardApplyParams, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(E.CARDS_APPLY, { body: checkObject(params, 'params'), options });
   }
 
@@ -129,7 +129,7 @@ export class MemberCards {
    *
    * @param cardId - `crd_<uuid>`.
    */
-  retrieve(cardId: string, options?: CallOptions): ApiPromise<CardRecord> {
+  retrieve(cardId: string, options?: CallOptions): ApiPromise<Loose<CardRecord>> {
     return this.#api.send(E.CARDS_RETRIEVE, { pathParams: { id: checkId(cardId, 'cardId') }, options });
   }
 
@@ -204,7 +204,7 @@ export class MemberCards {
    *
    * @param cardId - `crd_<uuid>`.
    */
-  close(cardId: string, params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+  close(cardId: string, params?: LooseBody, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(E.CARDS_CLOSE, { pathParams: { id: checkId(cardId, 'cardId') }, body: bodyOrEmpty(params), options });
   }
 
@@ -220,7 +220,7 @@ export class MemberCards {
    * @param cardId - `crd_<uuid>`.
    * @throws InvalidArgumentError before sending when `reason` is `close`.
    */
-  withdraw(cardId: string, params: CardWithdrawParams, options?: CallOptions): ApiPromise<LooseResult> {
+  withdraw(cardId: string, params: CardWithdrawParams, options?: CallOptions): ApiPromise<Loose> {
     const id = checkId(cardId, 'cardId');
     if (checkObject(params, 'params').reason === 'close') {
       throw new InvalidArgumentError(
@@ -242,7 +242,7 @@ export class MemberCards {
    *
    * @param cardId - `crd_<uuid>`.
    */
-  topUp(cardId: string, params: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+  topUp(cardId: string, params: LooseBody, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(E.CARDS_TOP_UP, { pathParams: { id: checkId(cardId, 'cardId') }, body: checkObject(params, 'params'), options });
   }
 

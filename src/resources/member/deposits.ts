@@ -1,5 +1,5 @@
 import type { ApiPromise, CallOptions } from '../../core/types.js';
-import type { LooseResult } from '../../schemas/common.js';
+import type { Loose } from '../../schemas/common.js';
 import { DEPOSITS_DECLARE } from '../../spec/endpoints.js';
 import { checkObject, type LooseBody } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
@@ -26,7 +26,7 @@ export class MemberDeposits {
    *
    * Errors: not shown.
    */
-  declare(params: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+  declare(params: LooseBody, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(DEPOSITS_DECLARE, { body: checkObject(params, 'params'), options });
   }
 }

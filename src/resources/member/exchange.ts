@@ -1,5 +1,5 @@
 import type { ApiPromise, CallOptions } from '../../core/types.js';
-import type { LooseResult } from '../../schemas/common.js';
+import type { Loose } from '../../schemas/common.js';
 import { EXCHANGE_ORDER, EXCHANGE_QUOTE } from '../../spec/endpoints.js';
 import { checkObject, type LooseBody } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
@@ -31,7 +31,7 @@ export class MemberExchange {
    *
    * Errors: not shown.
    */
-  quote(params: ExchangeQuoteParams, options?: CallOptions): ApiPromise<LooseResult> {
+  quote(params: ExchangeQuoteParams, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(EXCHANGE_QUOTE, { body: checkObject(params, 'params'), options });
   }
 
@@ -44,7 +44,7 @@ export class MemberExchange {
    *
    * Errors: not shown.
    */
-  order(params: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+  order(params: LooseBody, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(EXCHANGE_ORDER, { body: checkObject(params, 'params'), options });
   }
 }

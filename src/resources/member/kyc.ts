@@ -1,5 +1,5 @@
 import type { ApiPromise, CallOptions } from '../../core/types.js';
-import type { LooseResult } from '../../schemas/common.js';
+import type { Loose } from '../../schemas/common.js';
 import type { KycApplication, QuickKycResult } from '../../schemas/kyc.js';
 import { KYC_CREATE_SESSION, KYC_QUICK_BIND, KYC_STATUS, KYC_SUBMIT_APPLICATION } from '../../spec/endpoints.js';
 import { bodyOrEmpty, checkObject, checkQuery, checkOptionalText, compact, type LooseBody, type LooseQuery } from '../guards.js';
@@ -97,7 +97,7 @@ export class MemberKyc {
    *
    * Errors: not shown.
    */
-  status(query?: LooseQuery, options?: CallOptions): ApiPromise<LooseResult> {
+  status(query?: LooseQuery, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(KYC_STATUS, { query: checkQuery(query), options });
   }
 
@@ -109,7 +109,7 @@ export class MemberKyc {
    *
    * Errors: not shown.
    */
-  createSession(params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+  createSession(params?: LooseBody, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(KYC_CREATE_SESSION, { body: bodyOrEmpty(params), options });
   }
 }

@@ -1,6 +1,6 @@
-import type { ApiPromise, CallOptions, PagePromise } from '../../core/types.js';
+import type { ApiPromise, CallOptions, LoosePage, PagePromise } from '../../core/types.js';
 import type { AmountInput } from '../../money.js';
-import type { LooseResult } from '../../schemas/common.js';
+import type { Loose, LooseItem } from '../../schemas/common.js';
 import type { QrDecodeResult, QrQuote } from '../../schemas/qrpay.js';
 import { QRPAY_DECODE, QRPAY_PAY, QRPAY_QUOTE, QRPAY_SCHEMES } from '../../spec/endpoints.js';
 import {
@@ -92,8 +92,8 @@ export class MemberQrpay {
    *
    * Errors: not shown.
    */
-  schemes(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
-    return this.#api.page(QRPAY_SCHEMES, { query: looseListQuery(params), options });
+  schemes(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseItem, LoosePage<LooseItem>> {
+    return this.#api.loosePage(QRPAY_SCHEMES, { query: looseListQuery(params), options });
   }
 
   /**
@@ -106,7 +106,7 @@ export class MemberQrpay {
    *
    * Errors: not shown.
    */
-  decode(params: Readonly<Record<string, unknown>>, options?: CallOptions): ApiPromise<QrDecodeResult> {
+  decode(params: Readonly<Record<string, unknown>>, options?: CallOptions): ApiPromise<Loose<QrDecodeResult>> {
     return this.#api.send(QRPAY_DECODE, { body: checkObject(params, 'params'), options });
   }
 
@@ -153,7 +153,7 @@ export class MemberQrpay {
    *
    * Errors: not shown.
    */
-  pay(params: QrPayParams, options?: CallOptions): ApiPromise<LooseResult> {
+  pay(params: QrPayParams, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(QRPAY_PAY, { body: checkObject(params, 'params'), options });
   }
 }

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../../core/errors.js';
-import type { ApiPromise, CallOptions, PagePromise } from '../../core/types.js';
-import type { LooseResult } from '../../schemas/common.js';
+import type { ApiPromise, CallOptions, LoosePage, PagePromise } from '../../core/types.js';
+import type { Loose } from '../../schemas/common.js';
 import type {
   PendingActionResult,
   PersonalAccountApplication,
@@ -44,7 +44,7 @@ export class MemberRemittances {
    *
    * Errors: not shown.
    */
-  quote(params: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+  quote(params: LooseBody, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(E.REMITTANCES_QUOTE, { body: checkObject(params, 'params'), options });
   }
 
@@ -57,7 +57,7 @@ export class MemberRemittances {
    *
    * Errors: not shown beyond `corridor_not_supported` (a corridor missing any of its four parts).
    */
-  payeeFormSchema(query?: LooseQuery, options?: CallOptions): ApiPromise<LooseResult> {
+  payeeFormSchema(query?: LooseQuery, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(E.REMITTANCES_PAYEE_FORM_SCHEMA, { query: checkQuery(query), options });
   }
 
@@ -71,7 +71,7 @@ export class MemberRemittances {
    * Errors: not shown beyond `corridor_not_supported` (a corridor missing any of its four parts)
    * and `invalid_fields` with `fields` (`key`, `reason`).
    */
-  createPayee(params: PayeeCreateParams, options?: CallOptions): ApiPromise<LooseResult> {
+  createPayee(params: PayeeCreateParams, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(E.REMITTANCES_CREATE_PAYEE, { body: checkObject(params, 'params'), options });
   }
 
@@ -87,8 +87,8 @@ export class MemberRemittances {
    *
    * @throws InvalidArgumentError when `limit` is not an integer from 1 to 100.
    */
-  list(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<RemittanceRecord> {
-    return this.#api.page(E.REMITTANCES_LIST, { query: looseListQuery(params), options });
+  list(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<Loose<RemittanceRecord>, LoosePage<Loose<RemittanceRecord>>> {
+    return this.#api.loosePage(E.REMITTANCES_LIST, { query: looseListQuery(params), options });
   }
 
   /**
@@ -101,7 +101,7 @@ export class MemberRemittances {
    *
    * @param remittanceId - With or without the `rmt_` prefix (passed as given).
    */
-  retrieve(remittanceId: string, options?: CallOptions): ApiPromise<RemittanceRecord> {
+  retrieve(remittanceId: string, options?: CallOptions): ApiPromise<Loose<RemittanceRecord>> {
     return this.#api.send(E.REMITTANCES_RETRIEVE, { pathParams: { id: checkId(remittanceId, 'remittanceId') }, options });
   }
 
@@ -137,7 +137,7 @@ export class MemberRemittances {
    * @param remittanceId - With or without the `rmt_` prefix.
    * @throws InvalidArgumentError when `new_total` is not a decimal string.
    */
-  reconfirm(remittanceId: string, params: ReconfirmParams, options?: CallOptions): ApiPromise<RemittanceRecord> {
+  reconfirm(remittanceId: string, params: ReconfirmParams, options?: CallOptions): ApiPromise<Loose<RemittanceRecord>> {
     const id = checkId(remittanceId, 'remittanceId');
     checkObject(params, 'params');
     if (typeof params.new_total !== 'string') {

@@ -1,5 +1,5 @@
 import type { ApiPromise, CallOptions } from '../../core/types.js';
-import type { LooseResult } from '../../schemas/common.js';
+import type { Loose } from '../../schemas/common.js';
 import { SHIPPING_ADDRESSES_UPDATE } from '../../spec/endpoints.js';
 import { checkId, checkObject } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
@@ -53,7 +53,7 @@ export class MemberShippingAddresses {
    *
    * @param addressId - The address id.
    */
-  update(addressId: string, params: ShippingAddressParams, options?: CallOptions): ApiPromise<LooseResult> {
+  update(addressId: string, params: ShippingAddressParams, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(SHIPPING_ADDRESSES_UPDATE, {
       pathParams: { id: checkId(addressId, 'addressId') },
       body: checkObject(params, 'params'),

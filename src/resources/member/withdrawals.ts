@@ -1,6 +1,6 @@
-import type { ApiPromise, CallOptions, PagePromise } from '../../core/types.js';
+import type { ApiPromise, CallOptions, LoosePage, PagePromise } from '../../core/types.js';
 import type { AmountInput } from '../../money.js';
-import type { LooseResult } from '../../schemas/common.js';
+import type { Loose, LooseItem } from '../../schemas/common.js';
 import type { WithdrawalOrder } from '../../schemas/withdrawals.js';
 import { WITHDRAWALS_ADDRESSES, WITHDRAWALS_CONFIRM, WITHDRAWALS_CREATE, WITHDRAWALS_FAIL } from '../../spec/endpoints.js';
 import {
@@ -81,7 +81,7 @@ export class MemberWithdrawals {
    *
    * @param withdrawalId - `wdr_<uuid>`.
    */
-  confirm(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+  confirm(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(WITHDRAWALS_CONFIRM, {
       pathParams: { id: checkId(withdrawalId, 'withdrawalId') },
       body: bodyOrEmpty(params),
@@ -100,7 +100,7 @@ export class MemberWithdrawals {
    *
    * @param withdrawalId - `wdr_<uuid>`.
    */
-  fail(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<LooseResult> {
+  fail(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(WITHDRAWALS_FAIL, {
       pathParams: { id: checkId(withdrawalId, 'withdrawalId') },
       body: bodyOrEmpty(params),
@@ -120,7 +120,7 @@ export class MemberWithdrawals {
    *
    * @throws InvalidArgumentError when `limit` is not an integer from 1 to 100.
    */
-  addresses(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseResult> {
-    return this.#api.page(WITHDRAWALS_ADDRESSES, { query: looseListQuery(params), options });
+  addresses(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseItem, LoosePage<LooseItem>> {
+    return this.#api.loosePage(WITHDRAWALS_ADDRESSES, { query: looseListQuery(params), options });
   }
 }

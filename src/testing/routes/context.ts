@@ -50,6 +50,8 @@ export interface RouteDef {
   /** `required`: 400 when missing; `optional`: applied when sent; `none`: header ignored. */
   idempotency: 'required' | 'optional' | 'none';
   handler(ctx: RouteContext): RouteResult | Promise<RouteResult>;
+  /** Exists only in the sandbox: a live key gets 404 `not_found` (the faucet). */
+  sandboxOnly?: boolean;
   /** Rewrites a stored response on replay (the faucet adds `duplicated: true`). */
   replay?(stored: StoredResponse): StoredResponse;
 }

@@ -9,7 +9,7 @@ import { iso, uuid } from '../ids.js';
 import { Decimal, ceilTo, floorTo, fmt, parsePositive, type Dec } from '../money.js';
 import { convert, rateOf } from '../pricing.js';
 import { adjust, debit } from '../store.js';
-import type { RouteContext, RouteDef } from './context.js';
+import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { optString } from './fields.js';
 
 /** Member exchange fee: 0.2 %, in the `to` asset (simulator figure). */
@@ -54,6 +54,34 @@ function view(ctx: RouteContext, p: Priced): Record<string, unknown> {
   };
 }
 
+/** `POST /v1/exchange/orders`. */
+function executeExchange(ctx: RouteContext): RouteResult {
+  const body = ctx.json();
+  const m = ctx.requireMember();
+  const quoteId = optString(body, 'quote_id');
+  let p: Priced;
+  if (quoteId !== undefined) {
+    const q = ctx.store.objects.get(quoteId);
+    if (!q || q['memberId'] !== m.id) fail('invalid_request', 'Unknown quote_id.');
+    // An expired locked quote is always rejected; an unlocked one is repriced.
+    if (q['locked'] === true && Number(q['expiresAtMs']) <= ctx.now) fail('state_invalid', 'The locked quote has expired.');
+    p = q['locked'] === true ? (q['priced'] as Priced) : price(ctx, q);
+  } else {
+    p = price(ctx, body);
+  }
+  debit(m, p.from, 'available', p.fromAmount);
+  adjust(m, p.to, 'available', p.toAmount);
+  const id = uuid();
+  const order = { id, status: 'executed', ...view(ctx, p), created_at: iso(ctx.now) };
+  ctx.store.objects.set(`exchange_order:${id}`, { ...order, memberId: m.id });
+  ctx.effect('exchange.order', id, { memberId: m.id, asset: p.from, amount: p.fromAmount.toFixed() });
+  ctx.emit({
+    event_type: 'exchange.order.executed',
+    data: { object: 'exchange_order', id, external_member_id: m.external_member_id, status: 'executed', status_version: 0 },
+  });
+  return { status: 201, body: order };
+}
+
 /** Member exchange routes. */
 export const exchangeRoutes: RouteDef[] = [
   {
@@ -77,32 +105,7 @@ export const exchangeRoutes: RouteDef[] = [
     path: '/v1/exchange/orders',
     member: 'required',
     idempotency: 'required',
-    handler(ctx) {
-      const body = ctx.json();
-      const m = ctx.requireMember();
-      const quoteId = optString(body, 'quote_id');
-      let p: Priced;
-      if (quoteId !== undefined) {
-        const q = ctx.store.objects.get(quoteId);
-        if (!q || q['memberId'] !== m.id) fail('invalid_request', 'Unknown quote_id.');
-        // An expired locked quote is always rejected; an unlocked one is repriced.
-        if (q['locked'] === true && Number(q['expiresAtMs']) <= ctx.now) fail('state_invalid', 'The locked quote has expired.');
-        p = q['locked'] === true ? (q['priced'] as Priced) : price(ctx, q);
-      } else {
-        p = price(ctx, body);
-      }
-      debit(m, p.from, 'available', p.fromAmount);
-      adjust(m, p.to, 'available', p.toAmount);
-      const id = uuid();
-      const order = { id, status: 'executed', ...view(ctx, p), created_at: iso(ctx.now) };
-      ctx.store.objects.set(`exchange_order:${id}`, { ...order, memberId: m.id });
-      ctx.effect('exchange.order', id, { memberId: m.id, asset: p.from, amount: p.fromAmount.toFixed() });
-      ctx.emit({
-        event_type: 'exchange.order.executed',
-        data: { object: 'exchange_order', id, external_member_id: m.external_member_id, status: 'executed', status_version: 0 },
-      });
-      return { status: 201, body: order };
-    },
+    handler: executeExchange,
   },
   {
     method: 'GET',

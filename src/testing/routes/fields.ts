@@ -1,13 +1,14 @@
 /** Small body-field readers for routes; failures are 400 `invalid_request` unless stated. */
 import { fail } from '../errors.js';
 import { memberByRef, type MemberRecord, type Store } from '../store.js';
+import { charCount } from '../text.js';
 
-/** Optional string field: absent is undefined, non-string is `invalid_request`. */
+/** Optional string field: absent is undefined, non-string is `invalid_request`; `max` counts characters (code points). */
 export function optString(body: Record<string, unknown>, key: string, max?: number): string | undefined {
   const v = body[key];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string') fail('invalid_request', `${key} must be a string`);
-  if (max !== undefined && v.length > max) fail('invalid_request', `${key} is longer than ${max} characters`);
+  if (max !== undefined && charCount(v) > max) fail('invalid_request', `${key} is longer than ${max} characters`);
   return v;
 }
 

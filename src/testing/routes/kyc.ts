@@ -41,7 +41,14 @@ function personKycId(ctx: RouteContext, m: MemberRecord): string {
   return m.kyc.kyc_id;
 }
 
-/** `POST /v1/kyc/applications`: L1 application, or a snapshot for a card product. */
+/**
+ * `POST /v1/kyc/applications`: the person-level L1 application (`kyc_<n>`), or a snapshot for a
+ * card product (`cpkyc_<product>_<n>`; products seeded with `state.seedCardProduct`). Spec rules:
+ * the same product while non-terminal or approved returns the existing application with 200
+ * (rejected ones may be resubmitted); another product while one is pending is `state_invalid`;
+ * with L1 approved, another product only adds an approved snapshot and `profile` may be `{}`.
+ * Sandbox's choice: the first submission's profile counts as complete when it is not empty.
+ */
 function submitApplication(ctx: RouteContext): RouteResult {
   const body = ctx.json();
   const m = ctx.requireMember();

@@ -10,7 +10,8 @@ import type { StoredResponse } from '../idempotency.js';
 import { Decimal, fmt, parsePositive } from '../money.js';
 import type { LineName } from '../state-types.js';
 import { prepaidOf } from '../store.js';
-import type { RouteDef } from './context.js';
+import { charCount, firstChars } from '../text.js';
+import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { optString, staticList } from './fields.js';
 
 const TOPUP_AMOUNT = /^\d{1,20}(\.\d{1,12})?$/;
@@ -30,6 +31,74 @@ function markDuplicated(stored: StoredResponse): StoredResponse {
   return { ...stored, body: JSON.stringify({ ...body, duplicated: true }) };
 }
 
+/** `POST /v1/merchant/topups`. */
+function declareTopup(ctx: RouteContext): RouteResult {
+  const body = ctx.json();
+  const asset = ctx.store.assets.requireEnabled(body['asset']);
+  // Only exactly `fiat` selects fiat; anything else silently becomes `chain`.
+  const channel: 'fiat' | 'chain' = body['channel'] === 'fiat' ? 'fiat' : 'chain';
+  const amount = body['amount'];
+  if (typeof amount !== 'string' || !TOPUP_AMOUNT.test(amount) || new Decimal(amount).lte(0)) invalidField('amount', 'invalid_amount');
+  const ref = body['reference_no'];
+  if (ref !== undefined && ref !== null && (typeof ref !== 'string' || charCount(ref) > 64)) invalidField('reference_no', 'too_long');
+  const note = optString(body, 'note') ?? '';
+  const merged = [typeof ref === 'string' && ref !== '' ? `${RECEIPT_PREFIX}${ref}` : '', note].filter((s) => s !== '').join(' ');
+  const rec = {
+    id: uuid(),
+    asset: asset.code,
+    channel,
+    amount_text: amount,
+    note: firstChars(merged, 300),
+    status: 'pending' as const,
+    created_at: ctx.now,
+  };
+  ctx.store.topups.set(rec.id, rec);
+  return { status: 201, body: { id: rec.id, asset: rec.asset, channel, amount_text: amount, status: 'pending' } };
+}
+
+/** `GET /v1/merchant/balances`. */
+function merchantBalances(ctx: RouteContext): RouteResult {
+  const { merchant, assets } = ctx.store;
+  // Platform-operated entities have no prepaid pool.
+  const rows = merchant.custody === 'platform' ? [] : [...merchant.prepaid.entries()];
+  const data = rows.map(([code, row]) => {
+    const a = assets.get(code);
+    return {
+      asset: a.code,
+      available: fmt(row.available, a.ledger_scale),
+      locked: fmt(row.locked, a.ledger_scale),
+      queued: fmt(row.queued, a.ledger_scale),
+      ledger_scale: a.ledger_scale,
+      display_scale: a.display_scale,
+    };
+  });
+  return { status: 200, body: staticList(data) };
+}
+
+/** `POST /v1/sandbox/faucet`. */
+function creditFaucet(ctx: RouteContext): RouteResult {
+  const key = ctx.idempotencyKey ?? '';
+  // The journal posts once per key, forever: after the 24 h window it still says duplicated.
+  const prior = ctx.store.faucetByKey.get(key);
+  if (prior) return { status: 200, body: { ...prior, duplicated: true } };
+  const body = ctx.json();
+  const asset = ctx.store.assets.requireEnabled(body['asset']);
+  const amount = parsePositive(body['amount'] ?? FAUCET_DEFAULT, asset.ledger_scale, 'amount');
+  if (amount.gt(FAUCET_MAX)) fail('limit_exceeded', 'At most 1,000,000 units per request.', { extra: { limit_type: 'single' } });
+  const row = prepaidOf(ctx.store.merchant, asset.code);
+  row.available = row.available.plus(amount);
+  const out = {
+    ok: true,
+    asset: asset.code,
+    credited: fmt(amount, asset.ledger_scale),
+    ledger_scale: asset.ledger_scale,
+    journal_id: `jrn_${uuid()}`,
+  };
+  ctx.store.faucetByKey.set(key, out);
+  ctx.effect('faucet.credit', out.journal_id, { asset: asset.code, amount: amount.toFixed() });
+  return { status: 200, body: out };
+}
+
 /** Merchant account and faucet routes. */
 export const merchantRoutes: RouteDef[] = [
   {
@@ -38,29 +107,7 @@ export const merchantRoutes: RouteDef[] = [
     scope: 'merchant:write',
     member: 'none',
     idempotency: 'required',
-    handler(ctx) {
-      const body = ctx.json();
-      const asset = ctx.store.assets.requireEnabled(body['asset']);
-      // Only exactly `fiat` selects fiat; anything else silently becomes `chain`.
-      const channel: 'fiat' | 'chain' = body['channel'] === 'fiat' ? 'fiat' : 'chain';
-      const amount = body['amount'];
-      if (typeof amount !== 'string' || !TOPUP_AMOUNT.test(amount) || new Decimal(amount).lte(0)) invalidField('amount', 'invalid_amount');
-      const ref = body['reference_no'];
-      if (ref !== undefined && ref !== null && (typeof ref !== 'string' || ref.length > 64)) invalidField('reference_no', 'too_long');
-      const note = optString(body, 'note') ?? '';
-      const merged = [typeof ref === 'string' && ref !== '' ? `${RECEIPT_PREFIX}${ref}` : '', note].filter((s) => s !== '').join(' ');
-      const rec = {
-        id: uuid(),
-        asset: asset.code,
-        channel,
-        amount_text: amount,
-        note: Array.from(merged).slice(0, 300).join(''),
-        status: 'pending' as const,
-        created_at: ctx.now,
-      };
-      ctx.store.topups.set(rec.id, rec);
-      return { status: 201, body: { id: rec.id, asset: rec.asset, channel, amount_text: amount, status: 'pending' } };
-    },
+    handler: declareTopup,
   },
   {
     method: 'GET',
@@ -83,23 +130,7 @@ export const merchantRoutes: RouteDef[] = [
     scope: 'merchant:read',
     member: 'none',
     idempotency: 'none',
-    handler(ctx) {
-      const { merchant, assets } = ctx.store;
-      // Platform-operated entities have no prepaid pool.
-      const rows = merchant.custody === 'platform' ? [] : [...merchant.prepaid.entries()];
-      const data = rows.map(([code, row]) => {
-        const a = assets.get(code);
-        return {
-          asset: a.code,
-          available: fmt(row.available, a.ledger_scale),
-          locked: fmt(row.locked, a.ledger_scale),
-          queued: fmt(row.queued, a.ledger_scale),
-          ledger_scale: a.ledger_scale,
-          display_scale: a.display_scale,
-        };
-      });
-      return { status: 200, body: staticList(data) };
-    },
+    handler: merchantBalances,
   },
   {
     method: 'GET',
@@ -176,28 +207,9 @@ export const merchantRoutes: RouteDef[] = [
     path: '/v1/sandbox/faucet',
     member: 'none',
     idempotency: 'required',
+    // Live credentials always get 404 not_found: the token's key decides, not the host (spec).
+    sandboxOnly: true,
     replay: markDuplicated,
-    handler(ctx) {
-      const key = ctx.idempotencyKey ?? '';
-      // The journal posts once per key, forever: after the 24 h window it still says duplicated.
-      const prior = ctx.store.faucetByKey.get(key);
-      if (prior) return { status: 200, body: { ...prior, duplicated: true } };
-      const body = ctx.json();
-      const asset = ctx.store.assets.requireEnabled(body['asset']);
-      const amount = parsePositive(body['amount'] ?? FAUCET_DEFAULT, asset.ledger_scale, 'amount');
-      if (amount.gt(FAUCET_MAX)) fail('limit_exceeded', 'At most 1,000,000 units per request.', { extra: { limit_type: 'single' } });
-      const row = prepaidOf(ctx.store.merchant, asset.code);
-      row.available = row.available.plus(amount);
-      const out = {
-        ok: true,
-        asset: asset.code,
-        credited: fmt(amount, asset.ledger_scale),
-        ledger_scale: asset.ledger_scale,
-        journal_id: `jrn_${uuid()}`,
-      };
-      ctx.store.faucetByKey.set(key, out);
-      ctx.effect('faucet.credit', out.journal_id, { asset: asset.code, amount: amount.toFixed() });
-      return { status: 200, body: out };
-    },
+    handler: creditFaucet,
   },
 ];

@@ -9,7 +9,8 @@ import { Decimal, ceilTo, fmt, parsePositive } from '../money.js';
 import { FIAT_PER_USD, fiatToUsd, usdToAsset } from '../pricing.js';
 import type { CorridorRecord } from '../state-types.js';
 import type { Store } from '../store.js';
-import type { RouteContext, RouteDef } from './context.js';
+import { charCount, firstChars } from '../text.js';
+import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { optString, reqString, staticList } from './fields.js';
 
 /** Default corridors (simulator data). */
@@ -120,6 +121,135 @@ function pickLang(ctx: RouteContext, available: Record<string, unknown>): string
   return [wanted, 'en', 'zh-Hans'].find((l) => l !== '' && available[l] !== undefined);
 }
 
+/** A query shorter than this makes no external request (spec: bank directory search). */
+const SHORT_QUERY = 6;
+/** Name queries are truncated above 64 characters (spec: Other constants). */
+const NAME_QUERY_MAX = 64;
+
+/** One (simulated) request to the bank directory: `unavailable` when it is down. */
+function directory(ctx: RouteContext, search: () => typeof BANKS): RouteResult {
+  ctx.store.stats.directorySearches += 1;
+  if (!ctx.store.directoryAvailable) return { status: 200, body: { unavailable: true, banks: [] } };
+  return { status: 200, body: { unavailable: false, banks: search() } };
+}
+
+/**
+ * `GET /v1/remit/swift-search`, in steps:
+ * 1. its own quota (300 a minute per merchant), then `q` (missing or blank: `invalid_request`);
+ * 2. a query under 6 characters answers `banks: []`, `unavailable: false` with no external
+ *    request, even while the directory is down (spec). Nothing that short resembles a BIC, which
+ *    has 8 or 11 characters (the sandbox's reading);
+ * 3. a BIC-shaped query (8 or 11 characters, any case) is looked up as a BIC. Sandbox's choice,
+ *    where the spec is silent: when no bank has that BIC, the same query is searched as a name
+ *    (`barclays` is BIC-shaped and finds Barclays by name); both count as one external request;
+ * 4. a name query is truncated to 64 characters and matched case-insensitively, filtered by
+ *    `country` when given.
+ */
+function searchBanks(ctx: RouteContext): RouteResult {
+  if (!ctx.admit('swift_search', 'merchant')) {
+    fail('rate_limited', 'Bank search limit reached.', { extra: { retry_after: 60 }, headers: { 'retry-after': '60' } });
+  }
+  const q = (ctx.query.get('q') ?? '').trim();
+  if (q === '') fail('invalid_request', 'q is required');
+  if (charCount(q) < SHORT_QUERY) return { status: 200, body: { unavailable: false, banks: [] } };
+  const country = ctx.query.get('country');
+  const byName = (): typeof BANKS => {
+    const name = firstChars(q, NAME_QUERY_MAX).toLowerCase();
+    return BANKS.filter((b) => b.bank_name.toLowerCase().includes(name) && (country === null || b.country_code === country));
+  };
+  if (!BIC.test(q)) return directory(ctx, byName);
+  const code = q.toUpperCase();
+  return directory(ctx, () => {
+    const hits = BANKS.filter((b) => (code.length === 8 ? b.swift_code.startsWith(code) : b.swift_code === code));
+    return hits.length > 0 ? hits : byName();
+  });
+}
+
+/**
+ * `GET /v1/remit/vp/agreement`. The agreement's language is the requested one (`lang`, else the
+ * first `Accept-Language` tag, exact or by its primary subtag), then `en`, then `zh-Hans` (spec);
+ * none of these configured is 503 `service_unavailable`. Sandbox's choice, where the spec is
+ * silent: the intro falls back along the same chain on its own, so it may come in another
+ * language than the agreement (`fr` agreement, `en` intro), and it is null only when none of the
+ * chain's languages has an intro.
+ */
+function agreementText(ctx: RouteContext): RouteResult {
+  const { agreement, intro } = ctx.store.merchant;
+  const lang = agreement ? pickLang(ctx, agreement) : undefined;
+  const text = lang !== undefined ? agreement?.[lang] : undefined;
+  if (lang === undefined || text === undefined) {
+    fail('service_unavailable', 'The agreement is not configured.', { status: 503 });
+  }
+  const introLang = intro ? pickLang(ctx, intro) : undefined;
+  const introText = introLang !== undefined ? intro?.[introLang] : undefined;
+  return {
+    status: 200,
+    body: {
+      agreement: { lang, title: text.title, body: text.body },
+      intro: introLang !== undefined && introText ? { lang: introLang, title: introText.title, body: introText.body } : null,
+    },
+  };
+}
+
+/** `POST /v1/remit/quotes`. */
+function quoteRemittance(ctx: RouteContext): RouteResult {
+  const body = ctx.json();
+  const line = body['line'] === 'pobo' ? 'pobo' : 'express';
+  const country = reqString(body, 'country');
+  const currency = reqString(body, 'currency');
+  const corridor = ctx.store.corridors.find((c) => c.country === country && c.currency === currency && c.lines.includes(line));
+  if (!corridor || FIAT_PER_USD[currency] === undefined) fail('corridor_not_supported', 'The remittance corridor is not available.');
+  const source = ctx.store.assets.requireEnabled(body['source_asset'] ?? 'USDT', 'source_asset');
+  const receive = parsePositive(body['receive_amount'], 2, 'receive_amount');
+  const principal = ceilTo(usdToAsset(fiatToUsd(receive, currency), source.code), source.ledger_scale);
+  const fee = Decimal.max(ceilTo(principal.mul('0.005'), source.ledger_scale), new Decimal('1'));
+  return {
+    status: 200,
+    body: {
+      id: `rmq_${uuid()}`,
+      line,
+      country,
+      currency,
+      source_asset: source.code,
+      source_amount: fmt(principal, source.ledger_scale),
+      fee: fmt(fee, source.ledger_scale),
+      total: fmt(principal.plus(fee), source.ledger_scale),
+      receive_amount: fmt(receive, 2),
+      // The spec's upstream quote lifetime: 75 seconds.
+      expires_at: iso(ctx.now + 75_000),
+    },
+  };
+}
+
+/** `POST /v1/remit/payees`. */
+function createPayee(ctx: RouteContext): RouteResult {
+  const body = ctx.json();
+  const m = ctx.requireMember();
+  const c = corridorFor(ctx.store, body['country'], body['currency'], body['payment_method'], body['clearing_system']);
+  const clearing = String(body['clearing_system']);
+  const given = body['fields'];
+  const values = typeof given === 'object' && given !== null && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
+  const missing = formFields(clearing).filter((f) => f.required && (typeof values[f.key] !== 'string' || values[f.key] === ''));
+  if (missing.length > 0) {
+    fail('invalid_fields', 'Some payee fields are invalid.', {
+      extra: { fields: missing.map((f) => ({ key: f.key, reason: 'required' })), reason: 'required' },
+    });
+  }
+  const id = `pye_${uuid()}`;
+  const out = {
+    id,
+    country: c.country,
+    currency: c.currency,
+    payment_method: c.payment_method,
+    clearing_system: clearing,
+    status: 'active',
+    nickname: optString(body, 'nickname') ?? '',
+    created_at: iso(ctx.now),
+  };
+  ctx.store.objects.set(id, { ...out, memberId: m.id });
+  return { status: 201, body: out };
+}
+
 /** Remittance setup routes. */
 export const remitRoutes: RouteDef[] = [
   {
@@ -148,26 +278,7 @@ export const remitRoutes: RouteDef[] = [
     scope: 'remittances:read',
     member: 'none',
     idempotency: 'none',
-    handler(ctx) {
-      if (!ctx.admit('swift_search', 'merchant')) {
-        fail('rate_limited', 'Bank search limit reached.', { extra: { retry_after: 60 }, headers: { 'retry-after': '60' } });
-      }
-      const q = (ctx.query.get('q') ?? '').trim();
-      if (q === '') fail('invalid_request', 'q is required');
-      if (!ctx.store.directoryAvailable) return { status: 200, body: { unavailable: true, banks: [] } };
-      if (BIC.test(q)) {
-        const code = q.toUpperCase();
-        const banks = BANKS.filter((b) => (code.length === 8 ? b.swift_code.startsWith(code) : b.swift_code === code));
-        // An 8-letter word can look like a BIC ("barclays"): no BIC hit falls through to names.
-        if (banks.length > 0) return { status: 200, body: { unavailable: false, banks } };
-      }
-      const name = q.slice(0, 64).toLowerCase();
-      // Short non-BIC queries make no external request and find nothing.
-      if (name.length < 6) return { status: 200, body: { unavailable: false, banks: [] } };
-      const country = ctx.query.get('country');
-      const banks = BANKS.filter((b) => b.bank_name.toLowerCase().includes(name) && (country === null || b.country_code === country));
-      return { status: 200, body: { unavailable: false, banks } };
-    },
+    handler: searchBanks,
   },
   {
     method: 'GET',
@@ -175,23 +286,7 @@ export const remitRoutes: RouteDef[] = [
     scope: 'remittances:read',
     member: 'none',
     idempotency: 'none',
-    handler(ctx) {
-      const { agreement, intro } = ctx.store.merchant;
-      const lang = agreement ? pickLang(ctx, agreement) : undefined;
-      const text = lang !== undefined ? agreement?.[lang] : undefined;
-      if (lang === undefined || text === undefined) {
-        fail('service_unavailable', 'The agreement is not configured.', { status: 503 });
-      }
-      const introLang = intro ? pickLang(ctx, intro) : undefined;
-      const introText = introLang !== undefined ? intro?.[introLang] : undefined;
-      return {
-        status: 200,
-        body: {
-          agreement: { lang, title: text.title, body: text.body },
-          intro: introLang !== undefined && introText ? { lang: introLang, title: introText.title, body: introText.body } : null,
-        },
-      };
-    },
+    handler: agreementText,
   },
   {
     method: 'POST',
@@ -218,34 +313,7 @@ export const remitRoutes: RouteDef[] = [
     scope: 'remittances:write',
     member: 'optional',
     idempotency: 'none',
-    handler(ctx) {
-      const body = ctx.json();
-      const line = body['line'] === 'pobo' ? 'pobo' : 'express';
-      const country = reqString(body, 'country');
-      const currency = reqString(body, 'currency');
-      const corridor = ctx.store.corridors.find((c) => c.country === country && c.currency === currency && c.lines.includes(line));
-      if (!corridor || FIAT_PER_USD[currency] === undefined) fail('corridor_not_supported', 'The remittance corridor is not available.');
-      const source = ctx.store.assets.requireEnabled(body['source_asset'] ?? 'USDT', 'source_asset');
-      const receive = parsePositive(body['receive_amount'], 2, 'receive_amount');
-      const principal = ceilTo(usdToAsset(fiatToUsd(receive, currency), source.code), source.ledger_scale);
-      const fee = Decimal.max(ceilTo(principal.mul('0.005'), source.ledger_scale), new Decimal('1'));
-      return {
-        status: 200,
-        body: {
-          id: `rmq_${uuid()}`,
-          line,
-          country,
-          currency,
-          source_asset: source.code,
-          source_amount: fmt(principal, source.ledger_scale),
-          fee: fmt(fee, source.ledger_scale),
-          total: fmt(principal.plus(fee), source.ledger_scale),
-          receive_amount: fmt(receive, 2),
-          // The spec's upstream quote lifetime: 75 seconds.
-          expires_at: iso(ctx.now + 75_000),
-        },
-      };
-    },
+    handler: quoteRemittance,
   },
   {
     method: 'GET',
@@ -275,32 +343,6 @@ export const remitRoutes: RouteDef[] = [
     scope: 'remittances:write',
     member: 'required',
     idempotency: 'required',
-    handler(ctx) {
-      const body = ctx.json();
-      const m = ctx.requireMember();
-      const c = corridorFor(ctx.store, body['country'], body['currency'], body['payment_method'], body['clearing_system']);
-      const clearing = String(body['clearing_system']);
-      const given = body['fields'];
-      const values = typeof given === 'object' && given !== null && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
-      const missing = formFields(clearing).filter((f) => f.required && (typeof values[f.key] !== 'string' || values[f.key] === ''));
-      if (missing.length > 0) {
-        fail('invalid_fields', 'Some payee fields are invalid.', {
-          extra: { fields: missing.map((f) => ({ key: f.key, reason: 'required' })), reason: 'required' },
-        });
-      }
-      const id = `pye_${uuid()}`;
-      const out = {
-        id,
-        country: c.country,
-        currency: c.currency,
-        payment_method: c.payment_method,
-        clearing_system: clearing,
-        status: 'active',
-        nickname: optString(body, 'nickname') ?? '',
-        created_at: iso(ctx.now),
-      };
-      ctx.store.objects.set(id, { ...out, memberId: m.id });
-      return { status: 201, body: out };
-    },
+    handler: createPayee,
   },
 ];

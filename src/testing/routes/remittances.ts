@@ -10,7 +10,7 @@ import { iso } from '../ids.js';
 import { fmt } from '../money.js';
 import { MAX_ROUNDS, pendingAction, releaseHolds, totalHeld } from '../remittance-logic.js';
 import { move, type RemittanceRecord, type Store } from '../store.js';
-import type { RouteContext, RouteDef } from './context.js';
+import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { owned, reqString, withPrefix } from './fields.js';
 
 /** Simulator-invented order shape. */
@@ -30,6 +30,43 @@ function remittanceView(store: Store, r: RemittanceRecord): Record<string, unkno
 
 function orderOf(ctx: RouteContext): RemittanceRecord {
   return owned(ctx.store.remittances, withPrefix(ctx.params['id'] ?? '', 'rmt_'), ctx.requireMember());
+}
+
+/**
+ * `POST /v1/remittances/{id}/cancel`. An order outside `needs_reconfirm` is 500 `api_error`, as
+ * the spec says the current implementation answers (retrying does not resolve it, and the outcome
+ * is not stored under the key). A `needs_reconfirm` order seeded with `cancel_blocked` (a
+ * settlement journal exists, the locking journal is missing, or the status changed meanwhile) is
+ * 400 `state_invalid`. Otherwise every hold returns to `available` and the prepaid hold is released.
+ */
+function cancelOrder(ctx: RouteContext): RouteResult {
+  ctx.json();
+  const r = orderOf(ctx);
+  if (r.status !== 'needs_reconfirm') fail('api_error', 'Internal error.');
+  if (r.cancelBlocked) fail('state_invalid', 'The order cannot be canceled in its current state.');
+  const returned = totalHeld(r);
+  releaseHolds(ctx.store, r, 'canceled');
+  ctx.effect('remittance.cancel', r.id, { memberId: r.memberId, asset: r.asset, amount: returned.toFixed() });
+  return { status: 200, body: { id: r.id, status: 'canceled' } };
+}
+
+/** `POST /v1/remittances/{id}/reconfirm`. */
+function reconfirmOrder(ctx: RouteContext): RouteResult {
+  const body = ctx.json();
+  const r = orderOf(ctx);
+  if (r.status !== 'needs_reconfirm' || r.action !== 'auto') fail('state_invalid', 'Nothing to reconfirm.');
+  const scale = ctx.store.assets.get(r.asset).ledger_scale;
+  // Acceptance is sending `new_total` unchanged (spec: slippage).
+  if (reqString(body, 'new_total') !== fmt(r.slippage.new_total, scale))
+    fail('invalid_request', 'new_total does not match the pending action');
+  if (r.rounds >= MAX_ROUNDS) fail('state_invalid', 'Too many reconfirmation rounds.');
+  const m = ctx.requireMember();
+  move(m, { asset: r.asset, from: 'available', to: 'locked', amount: r.slippage.extra_locked });
+  r.extraHolds.push(r.slippage.extra_locked);
+  r.rounds += 1;
+  r.status = 'processing';
+  ctx.effect('remittance.reconfirm', r.id, { memberId: m.id, asset: r.asset, amount: r.slippage.extra_locked.toFixed() });
+  return { status: 200, body: { id: r.id, status: r.status } };
 }
 
 /** Remittance order routes. */
@@ -68,15 +105,7 @@ export const remittanceRoutes: RouteDef[] = [
     scope: 'remittances:write',
     member: 'required',
     idempotency: 'required',
-    handler(ctx) {
-      ctx.json();
-      const r = orderOf(ctx);
-      if (r.status !== 'needs_reconfirm') fail('state_invalid', `The order is ${r.status}; only needs_reconfirm can be canceled.`);
-      const returned = totalHeld(r);
-      releaseHolds(ctx.store, r, 'canceled');
-      ctx.effect('remittance.cancel', r.id, { memberId: r.memberId, asset: r.asset, amount: returned.toFixed() });
-      return { status: 200, body: { id: r.id, status: 'canceled' } };
-    },
+    handler: cancelOrder,
   },
   {
     method: 'POST',
@@ -84,22 +113,6 @@ export const remittanceRoutes: RouteDef[] = [
     scope: 'remittances:write',
     member: 'required',
     idempotency: 'required',
-    handler(ctx) {
-      const body = ctx.json();
-      const r = orderOf(ctx);
-      if (r.status !== 'needs_reconfirm' || r.action !== 'auto') fail('state_invalid', 'Nothing to reconfirm.');
-      const scale = ctx.store.assets.get(r.asset).ledger_scale;
-      // Acceptance is sending `new_total` unchanged (spec: slippage).
-      if (reqString(body, 'new_total') !== fmt(r.slippage.new_total, scale))
-        fail('invalid_request', 'new_total does not match the pending action');
-      if (r.rounds >= MAX_ROUNDS) fail('state_invalid', 'Too many reconfirmation rounds.');
-      const m = ctx.requireMember();
-      move(m, { asset: r.asset, from: 'available', to: 'locked', amount: r.slippage.extra_locked });
-      r.extraHolds.push(r.slippage.extra_locked);
-      r.rounds += 1;
-      r.status = 'processing';
-      ctx.effect('remittance.reconfirm', r.id, { memberId: m.id, asset: r.asset, amount: r.slippage.extra_locked.toFixed() });
-      return { status: 200, body: { id: r.id, status: r.status } };
-    },
+    handler: reconfirmOrder,
   },
 ];

@@ -2,12 +2,12 @@
 import { iso, uuid } from '../ids.js';
 import { ZERO, fmt, type Dec } from '../money.js';
 import { BUCKETS, emptyBuckets, kycLevel, memberByRef, newMember, rowOf, seedDec, type MemberRecord, type Store } from '../store.js';
-import type { BalanceSnapshot, BucketsInput, SandboxMember, SandboxState, SeedMemberInput } from '../state-types.js';
+import type { AmountInput, BalanceSnapshot, BucketsInput, SandboxMember, SandboxState, SeedMemberInput } from '../state-types.js';
 import { mustMember, type SeedContext } from './context.js';
 
 type MemberSeeds = Pick<
   SandboxState,
-  'seedMember' | 'member' | 'balance' | 'setBalance' | 'setKyc' | 'setKycResult' | 'openVpAccount' | 'suspendMember'
+  'seedMember' | 'member' | 'balance' | 'setBalance' | 'setKyc' | 'setKycResult' | 'openVpAccount' | 'suspendMember' | 'setWithdrawalLimits'
 >;
 
 /** A member as tests see it. */
@@ -19,6 +19,11 @@ export function memberSnap(m: MemberRecord): SandboxMember {
 function setBuckets(store: Store, m: MemberRecord, asset: string, buckets: BucketsInput): void {
   const row = rowOf(m, store.assets.get(asset).code);
   for (const b of BUCKETS) if (buckets[b] !== undefined) row[b] = seedDec(buckets[b]);
+}
+
+/** A seeded amount, or undefined when not given. */
+function seedDecOrUndefined(v: AmountInput | undefined): Dec | undefined {
+  return v === undefined ? undefined : seedDec(v);
 }
 
 /** The KYC id of a member, given on first use. */
@@ -93,6 +98,12 @@ export function memberSeeds({ store, now, emit }: SeedContext): MemberSeeds {
     },
     suspendMember(ref) {
       mustMember(store, ref).status = 'suspended';
+    },
+    setWithdrawalLimits(ref, asset, limits) {
+      const m = mustMember(store, ref);
+      const code = store.assets.get(asset).code;
+      if (limits === null) m.withdrawLimits.delete(code);
+      else m.withdrawLimits.set(code, { single: seedDecOrUndefined(limits.single), daily: seedDecOrUndefined(limits.daily) });
     },
   };
 }

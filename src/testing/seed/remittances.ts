@@ -64,6 +64,7 @@ function seededRemittance(store: Store, memberId: string, input: SeedRemittanceI
     supplement: supplementOf(input, t),
     slippage: slippageOf(input, asset, amount),
     needsReconfirmSince: input.needs_reconfirm_since ?? t,
+    cancelBlocked: input.cancel_blocked ?? false,
     rounds: input.rounds ?? 0,
     created_at: input.created_at ?? t,
   };

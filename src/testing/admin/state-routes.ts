@@ -1,0 +1,119 @@
+/** Admin routes over the simulated service's data: reset, seed, members and balances, cards, reports. */
+import type { InjectedFault } from '../faults.js';
+import { applySeed, checkSeed } from '../seed-file.js';
+import { releaseArmed } from './faults.js';
+import type { BucketsInput, SeedCardInput, SeedCardProductInput, SeedMemberInput } from '../state-types.js';
+import { AdminError, adminJson, numberField, type AdminRoute } from './http.js';
+import { memberView, membersView, type AdminHost } from './views.js';
+
+/** Runs a seeder; its error (a typo in a reference, an unknown asset) is the caller's: 400. */
+function seeding<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (e) {
+    if (e instanceof AdminError) throw e;
+    throw new AdminError(400, e instanceof Error ? e.message : String(e));
+  }
+}
+
+function memberOr404(host: AdminHost, ref: string): ReturnType<typeof memberView> {
+  const m = host.sandbox.state.member(ref);
+  if (!m) throw new AdminError(404, `no member ${ref}`);
+  return memberView(host, m);
+}
+
+function seedReports(host: AdminHost, body: Record<string, unknown>): unknown {
+  const count = numberField(body, 'count');
+  if (count === undefined) return seeding(() => host.sandbox.state.seedReport(body));
+  if (!Number.isInteger(count) || count < 1 || count > 1000) throw new AdminError(400, 'count must be an integer from 1 to 1000');
+  const { status, kind } = body;
+  const options = { ...(typeof status === 'string' ? { status } : {}), ...(typeof kind === 'string' ? { kind } : {}) };
+  return seeding(() => host.sandbox.state.seedReports(count, options));
+}
+
+/** Reset, whole seeds, members and their balances. */
+function memberRoutes(host: AdminHost, armed: InjectedFault[]): AdminRoute[] {
+  const { state } = host.sandbox;
+  return [
+    {
+      method: 'POST',
+      path: '/__sandbox/reset',
+      run: () => {
+        releaseArmed(armed);
+        host.reset();
+        return adminJson(200, { reset: true, members: membersView(host) });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/__sandbox/seed',
+      run: (c) =>
+        adminJson(
+          201,
+          seeding(() => applySeed(state, checkSeed(c.body()))),
+        ),
+    },
+    { method: 'GET', path: '/__sandbox/members', run: () => adminJson(200, { data: membersView(host) }) },
+    {
+      method: 'POST',
+      path: '/__sandbox/members',
+      run: (c) =>
+        adminJson(
+          201,
+          memberView(
+            host,
+            seeding(() => state.seedMember(c.body() as SeedMemberInput)),
+          ),
+        ),
+    },
+    { method: 'GET', path: '/__sandbox/members/:ref', run: (c) => adminJson(200, memberOr404(host, c.params['ref'] ?? '')) },
+    {
+      method: 'GET',
+      path: '/__sandbox/members/:ref/balances',
+      run: (c) => adminJson(200, { data: memberOr404(host, c.params['ref'] ?? '').balances }),
+    },
+    {
+      method: 'PUT',
+      path: '/__sandbox/members/:ref/balances/:asset',
+      run: (c) => {
+        const m = memberOr404(host, c.params['ref'] ?? '');
+        const asset = c.params['asset'] ?? '';
+        seeding(() => state.setBalance(m.id, asset, c.body() as BucketsInput));
+        return adminJson(200, state.balance(m.id, asset));
+      },
+    },
+  ];
+}
+
+/** The data routes. */
+export function stateRoutes(host: AdminHost, armed: InjectedFault[]): AdminRoute[] {
+  const { state } = host.sandbox;
+  return [
+    ...memberRoutes(host, armed),
+    {
+      method: 'POST',
+      path: '/__sandbox/cards',
+      run: (c) =>
+        adminJson(
+          201,
+          seeding(() => state.seedCard(c.body() as unknown as SeedCardInput)),
+        ),
+    },
+    {
+      method: 'POST',
+      path: '/__sandbox/products',
+      run: (c) => adminJson(201, { id: seeding(() => state.seedCardProduct(c.body() as unknown as SeedCardProductInput)) }),
+    },
+    {
+      method: 'GET',
+      path: '/__sandbox/cards/:id',
+      run: (c) => {
+        const card = state.card(c.params['id'] ?? '');
+        if (!card) throw new AdminError(404, `no card ${c.params['id']}`);
+        return adminJson(200, card);
+      },
+    },
+    { method: 'GET', path: '/__sandbox/reports', run: () => adminJson(200, { data: state.reports }) },
+    { method: 'POST', path: '/__sandbox/reports', run: (c) => adminJson(201, seedReports(host, c.body())) },
+  ];
+}

@@ -1,0 +1,44 @@
+/** Seeding QR payments: codes of any kind, and a `blocked_reason` on an asset. */
+import { hex } from '../ids.js';
+import { FIAT_PER_USD } from '../pricing.js';
+import type { QrCode } from '../qr-codes.js';
+import type { SandboxState, SeedQrCodeInput } from '../state-types.js';
+import { seedDec } from '../store.js';
+import { mustMember, type SeedContext } from './context.js';
+
+type QrSeeds = Pick<SandboxState, 'seedQrCode' | 'setQrBlockedReason'>;
+
+/** The decoded code of a seeding input; a typo in a test throws. */
+function seededCode(input: SeedQrCodeInput): QrCode {
+  const currency = (input.currency ?? 'SGD').toUpperCase();
+  if (FIAT_PER_USD[currency] === undefined) throw new Error(`sandbox: no fiat rate for ${currency}`);
+  const editable = input.amount_editable ?? input.amount === undefined;
+  if (!editable && input.amount === undefined) throw new Error('sandbox: a fixed-amount QR code needs an amount');
+  return {
+    scheme: input.scheme ?? 'SANDBOX',
+    payee: input.payee ?? 'Sandbox Shop',
+    currency,
+    amount: editable ? null : seedDec(input.amount).toFixed(2),
+    amount_editable: editable,
+    required_payer_fields: [...(input.required_payer_fields ?? [])],
+    minAmount: input.min_amount === undefined ? undefined : seedDec(input.min_amount),
+    maxAmount: input.max_amount === undefined ? undefined : seedDec(input.max_amount),
+  };
+}
+
+/** The QR seeders of `sandbox.state`. */
+export function qrSeeds({ store }: SeedContext): QrSeeds {
+  return {
+    seedQrCode(input = {}) {
+      const code = input.code_value ?? `sbxqr-seeded:${hex(8)}`;
+      store.qrCodes.set(code, seededCode(input));
+      return code;
+    },
+    setQrBlockedReason(asset, reason, member) {
+      const code = store.assets.get(asset).code;
+      const key = member === undefined ? code : `${code}|${mustMember(store, member).id}`;
+      if (reason === null || reason === '') store.qrBlocked.delete(key);
+      else store.qrBlocked.set(key, reason);
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * Issue 15, cases 10 and 11, against a hostile loopback server: response amounts are plain
+ * fixed-point decimals or the call fails typed (never a NaN, an Infinity or a wrong sum); sums are
+ * exact at 18 decimals; a top-up whose note and bank reference the service would cut at 300
+ * characters is refused before anything is sent, unless the caller allows the cut.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { balanceTotal, InvalidArgumentError, ResponseValidationError, toDecimal, type MerchantClient } from '../../src/index.js';
+import { wireClient } from '../helpers/client.js';
+import { startWireServer, type WireServer } from '../helpers/wire-server.js';
+import { balanceRow, topup } from '../schemas/fixtures.js';
+
+let server: WireServer;
+let client: MerchantClient;
+beforeEach(async () => {
+  server = await startWireServer();
+  client = wireClient(server.url, { maxRetries: 0 });
+});
+afterEach(async () => {
+  await client.close();
+  await server.close();
+});
+
+const envelope = (row: Record<string, unknown>) => ({ data: [row], next_cursor: null, has_more: false });
+
+describe('case 10: response amounts are plain fixed-point decimals, and totals are exact', () => {
+  for (const bad of ['NaN', '1e9', '0x10', 'Infinity', '', '-1', ' 1', '1.', '.5', '+2']) {
+    it(`a balance bucket of ${JSON.stringify(bad)} fails validation instead of reaching a sum`, async () => {
+      server.on('GET', '/v1/balances', { body: envelope({ ...balanceRow, frozen: bad }) });
+      const error: unknown = await client
+        .member('m_1')
+        .balances.list()
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+      expect(error).toBeInstanceOf(ResponseValidationError);
+      expect(JSON.stringify((error as ResponseValidationError).issues)).toContain('frozen');
+    });
+  }
+
+  it('18-decimal buckets of 100 or more are summed exactly (20 significant digits would round them)', async () => {
+    const row = {
+      ...balanceRow,
+      available: '123456789.123456789012345678',
+      pending: '100.000000000000000001',
+      frozen: '0.000000000000000001',
+      isolated: '0',
+      locked: '0',
+      card: '0',
+      earn: '99999999999999999999.999999999999999999',
+      withdrawing: '0',
+    };
+    server.on('GET', '/v1/balances', { body: envelope(row) });
+    const [got] = await client.member('m_1').balances.list();
+    expect(balanceTotal(got!).toFixed()).toBe('100000000000123456889.123456789012345679');
+    expect(toDecimal(row.available).plus(toDecimal(row.pending)).toFixed()).toBe('123456889.123456789012345679');
+  });
+
+  it('the helpers refuse what is not a plain decimal, with a typed error', () => {
+    for (const bad of ['NaN', '1e9', '0x10', 'Infinity', '']) expect(() => toDecimal(bad)).toThrow(InvalidArgumentError);
+    expect(() => balanceTotal({ ...balanceRow, card: 'NaN' })).toThrow(InvalidArgumentError);
+    expect(toDecimal('-0.1').toFixed()).toBe('-0.1');
+  });
+});
+
+describe('case 11: a top-up note the service would cut at 300 characters is refused unless allowed', () => {
+  const reference = 'FT-2026-000123456789';
+
+  it('note plus reference_no that could pass 300 characters once merged: InvalidArgumentError, nothing sent', async () => {
+    server.on('POST', '/v1/merchant/topups', { status: 201, body: topup });
+    const note = 'x'.repeat(260);
+    expect(() => client.merchant.topups.create({ asset: 'USDT', channel: 'fiat', amount: '10', reference_no: reference, note })).toThrow(
+      InvalidArgumentError,
+    );
+    expect(() => client.merchant.topups.create({ asset: 'USDT', channel: 'fiat', amount: '10', note: 'y'.repeat(301) })).toThrow(/note/);
+    expect(server.calls()).toHaveLength(0);
+  });
+
+  it('a short note is sent as given; allowNoteTruncation sends a long one and is itself never sent', async () => {
+    server.on('POST', '/v1/merchant/topups', { status: 201, body: topup });
+    await client.merchant.topups.create({ asset: 'USDT', channel: 'fiat', amount: '10', reference_no: reference, note: 'wire' });
+    const long = 'z'.repeat(290);
+    await client.merchant.topups.create({
+      asset: 'USDT',
+      channel: 'fiat',
+      amount: '10',
+      reference_no: reference,
+      note: long,
+      allowNoteTruncation: true,
+    });
+    const bodies = server.calls().map((c) => JSON.parse(c.body.toString('utf8')) as Record<string, unknown>);
+    expect(bodies[0]).toMatchObject({ note: 'wire', reference_no: reference });
+    expect(bodies[1]).toEqual({ asset: 'USDT', channel: 'fiat', amount: '10', reference_no: reference, note: long });
+  });
+});
