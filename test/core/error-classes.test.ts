@@ -14,6 +14,7 @@ import {
   MalformedResponseError,
   MerchantSdkError,
   PaginationRestartError,
+  PaginationStalledError,
   ResponseValidationError,
   TimeoutError,
   isApiError,
@@ -272,11 +273,13 @@ describe('errors raised before sending', () => {
     expect(err.message).toMatch(/restarted from its first page/);
   });
 
-  it('MerchantSdkError: a list claiming more pages without a cursor stops', async () => {
+  it('PaginationStalledError (a MerchantSdkError): a list claiming more pages without a cursor stops', async () => {
     server.on('GET', '/v1/assets', { body: { data: [{ id: 'a' }], next_cursor: null, has_more: true } });
     const err = await failure(client.assets.list().collect(10));
-    expect(err.constructor).toBe(MerchantSdkError);
-    expect(err.name).toBe('MerchantSdkError');
+    expect(err.constructor).toBe(PaginationStalledError);
+    expect(err).toBeInstanceOf(MerchantSdkError);
+    expect(err.name).toBe('PaginationStalledError');
+    expect((err as PaginationStalledError).reason).toBe('missing_cursor');
     expect(err.message).toMatch(/has_more: true without a next_cursor/);
   });
 });

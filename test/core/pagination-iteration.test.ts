@@ -5,7 +5,7 @@
  * identity, which no list of the client uses yet, is driven on the iterator itself.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MerchantSdkError, PaginationRestartError, type MerchantClient, type Page } from '../../src/index.js';
+import { MerchantSdkError, PaginationRestartError, type MerchantClient, type Page, type ResponseMeta } from '../../src/index.js';
 import { PageIterator } from '../../src/core/pagination.js';
 import { wireClient } from '../helpers/client.js';
 import { startWireServer, type WireServer } from '../helpers/wire-server.js';
@@ -32,6 +32,8 @@ function serveAssets(total: number, size: number): void {
   });
 }
 const urls = () => server.calls().map((c) => c.url);
+/** The `id` of a loosely typed list item (the assets list does not type its items). */
+const idOf = (item: unknown): unknown => (item as { id?: unknown }).id;
 
 describe('iterating a list', () => {
   it('fetches the first page once, however often the list is awaited', async () => {
@@ -39,7 +41,7 @@ describe('iterating a list', () => {
     const list = client.assets.list();
     const [a, b] = await Promise.all([list, list]);
     expect(a).toBe(b);
-    expect(a.data.map((x) => x.id)).toEqual(['a0', 'a1']);
+    expect(a.data.map(idOf)).toEqual(['a0', 'a1']);
     expect(urls()).toEqual(['/v1/assets']);
   });
 
@@ -52,7 +54,7 @@ describe('iterating a list', () => {
     serveAssets(5, 2);
     const it = client.assets.list()[Symbol.asyncIterator]();
     const results = await Promise.all(Array.from({ length: 7 }, () => it.next()));
-    expect(results.map((r) => (r.done ? 'done' : r.value.id))).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'done', 'done']);
+    expect(results.map((r) => (r.done ? 'done' : idOf(r.value)))).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'done', 'done']);
     expect(urls()).toEqual(['/v1/assets', '/v1/assets?cursor=2', '/v1/assets?cursor=4']);
   });
 
@@ -64,7 +66,7 @@ describe('iterating a list', () => {
     ];
     server.on('GET', '/v1/assets', (_req, n) => ({ body: pages[n] }));
     const ids: string[] = [];
-    for await (const item of client.assets.list()) ids.push(String(item.id));
+    for await (const item of client.assets.list()) ids.push(String(idOf(item)));
     expect(ids).toEqual(['x']);
     expect(urls()).toEqual(['/v1/assets', '/v1/assets?cursor=c1', '/v1/assets?cursor=c2']);
   });
@@ -81,7 +83,7 @@ describe('iterating a list', () => {
   it('starts after the cursor given', async () => {
     serveAssets(6, 2);
     const ids = await client.assets.list({ cursor: '4' }).collect(10);
-    expect(ids.map((x) => x.id)).toEqual(['a4', 'a5']);
+    expect(ids.map(idOf)).toEqual(['a4', 'a5']);
     expect(urls()).toEqual(['/v1/assets?cursor=4']);
   });
 
@@ -104,7 +106,9 @@ describe('has_more without a cursor, and next() asked early', () => {
       .collect(10)
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MerchantSdkError);
-    expect((err as Error).message).toBe('The list reported has_more: true without a next_cursor; stopping instead of looping.');
+    expect((err as Error).message).toBe(
+      'The list GET /v1/assets makes no progress: it reported has_more: true without a next_cursor; stopping instead of looping.',
+    );
     expect(urls()).toEqual(['/v1/assets']);
   });
 
@@ -115,7 +119,7 @@ describe('has_more without a cursor, and next() asked early', () => {
     const second = items.next();
     // Asked as soon as the first settles, while the second still waits in line.
     const third = first.then(() => items.next());
-    const ids = (await Promise.all([first, second, third])).map((r) => (r.done === true ? undefined : r.value.id));
+    const ids = (await Promise.all([first, second, third])).map((r) => (r.done === true ? undefined : idOf(r.value)));
     expect(ids).toEqual(['a0', 'a1', 'a2']);
   });
 });
@@ -129,7 +133,7 @@ describe('collect(max)', () => {
 
   it('stops fetching once max items are in hand', async () => {
     serveAssets(10, 2);
-    expect((await client.assets.list().collect(4)).map((x) => x.id)).toEqual(['a0', 'a1', 'a2', 'a3']);
+    expect((await client.assets.list().collect(4)).map(idOf)).toEqual(['a0', 'a1', 'a2', 'a3']);
     expect(urls()).toEqual(['/v1/assets', '/v1/assets?cursor=2']);
   });
 
@@ -148,12 +152,14 @@ describe('restart detection by item identity (PageIterator)', () => {
     has_more: next !== null,
   });
 
-  function iterator(pages: Record<string, Page<Item>>, identity?: (item: Item) => string) {
+  const meta: ResponseMeta = { requestId: undefined, status: 200, headers: {}, idempotencyKey: undefined, replayed: false, attempts: 1 };
+
+  function iterator(pages: Record<string, Page<Item>>, identity?: (item: Item) => string | undefined) {
     const fetched: Array<string | undefined> = [];
     const it = new PageIterator<Item>(
       async (cursor) => {
         fetched.push(cursor);
-        return pages[cursor ?? 'first']!;
+        return { data: pages[cursor ?? 'first']!, response: meta };
       },
       { identity },
     );
@@ -167,14 +173,21 @@ describe('restart detection by item identity (PageIterator)', () => {
     expect((err as PaginationRestartError).cursor).toBe('c1');
   });
 
-  it('only the first item counts: the others may reappear on later pages', async () => {
+  it('any item of the first page coming back is a restart, not only its first one', async () => {
     const { it, fetched } = iterator({ first: page(['a', 'b'], 'c1'), c1: page(['b', 'c'], null) }, (x) => x.id);
-    expect((await it.collect(10)).map((x) => x.id)).toEqual(['a', 'b', 'b', 'c']);
+    const err = await it.collect(10).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PaginationRestartError);
+    expect((err as PaginationRestartError).cursor).toBe('c1');
     expect(fetched).toEqual([undefined, 'c1']);
   });
 
-  it('without an identity or an order, nothing is checked', async () => {
+  it('without an identity given, the item id is the identity', async () => {
     const { it } = iterator({ first: page(['a'], 'c1'), c1: page(['a'], null) });
+    await expect(it.collect(10)).rejects.toBeInstanceOf(PaginationRestartError);
+  });
+
+  it('an identity that gives none checks nothing', async () => {
+    const { it } = iterator({ first: page(['a'], 'c1'), c1: page(['a'], null) }, () => undefined);
     expect((await it.collect(10)).map((x) => x.id)).toEqual(['a', 'a']);
   });
 
@@ -184,10 +197,13 @@ describe('restart detection by item identity (PageIterator)', () => {
     expect(fetched).toEqual([undefined, 'c1', 'c2']);
   });
 
-  it('with a list order as well, the order alone decides: a reappearing first item in order is kept', async () => {
+  it('with a list order as well, a reappearing first item in order is still a restart by identity', async () => {
     const pages: Record<string, Page<Item>> = { first: page(['a', 'b'], 'c1'), c1: page(['a'], null) };
-    const it = new PageIterator<Item>(async (cursor) => pages[cursor ?? 'first']!, { order: () => true, identity: (x) => x.id });
-    expect((await it.collect(10)).map((x) => x.id)).toEqual(['a', 'b', 'a']);
+    const it = new PageIterator<Item>(async (cursor) => ({ data: pages[cursor ?? 'first']!, response: meta }), {
+      order: () => true,
+      identity: (x) => x.id,
+    });
+    await expect(it.collect(10)).rejects.toBeInstanceOf(PaginationRestartError);
   });
 
   it('an empty first page gives nothing to compare', async () => {

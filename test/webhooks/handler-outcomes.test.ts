@@ -74,7 +74,8 @@ describe('settings', () => {
       expect((err as Error).message).toContain('below 10000 ms');
     }
     expect(() => createWebhookHandler({ onEvent: () => undefined, timeoutMs: 9999, logger: {} })).not.toThrow();
-    expect(() => createWebhookHandler({ onEvent: () => undefined, timeoutMs: 1, logger: {} })).not.toThrow();
+    // The body deadline must stay below timeoutMs: at 1 ms, only one given below it fits.
+    expect(() => createWebhookHandler({ onEvent: () => undefined, timeoutMs: 1, bodyTimeoutMs: 0.5, logger: {} })).not.toThrow();
   });
 
   it('claimTtlMs must exceed timeoutMs, and maxBodyBytes must be positive', () => {
