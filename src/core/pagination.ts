@@ -90,15 +90,14 @@ export class PageIterator<T, P extends Page<T> = Page<T>> implements PagePromise
   }
 
   /**
-   * Items one by one. A hand-written iterator rather than `yield* page.data` in an async
-   * generator, which wraps every item in several promises: items already fetched are handed out
-   * at the cost of one resolved promise each. Calls made while a page is loading queue in order.
+   * Items one by one, from the pages held: a page is dropped once its items are handed out. A
+   * call made while an earlier one still waits is queued behind it, so that items come once
+   * each, in order, however many calls are pending.
    */
   [Symbol.asyncIterator](): AsyncIterator<T, void, undefined> {
     const pages = this.pages();
     let items: readonly T[] = [];
     let index = 0;
-    let loading = 0;
     let tail: Promise<unknown> = Promise.resolve();
     const step = async (): Promise<IteratorResult<T, void>> => {
       while (index >= items.length) {
@@ -111,13 +110,9 @@ export class PageIterator<T, P extends Page<T> = Page<T>> implements PagePromise
     };
     return {
       next: (): Promise<IteratorResult<T, void>> => {
-        if (loading === 0 && index < items.length) return Promise.resolve({ done: false, value: items[index++]! });
-        loading++;
         const result = tail.then(step);
-        const settled = (): void => {
-          loading--;
-        };
-        tail = result.then(settled, settled);
+        // The next call waits for this one to settle, whatever its outcome.
+        tail = result.catch(() => undefined);
         return result;
       },
       return: async (): Promise<IteratorResult<T, void>> => {

@@ -139,7 +139,12 @@ describe('collect(max)', () => {
 
   it('max must be a non-negative integer', async () => {
     for (const max of [-1, 1.5, Number.NaN, Infinity]) {
-      await expect(client.assets.list().collect(max), String(max)).rejects.toThrow(RangeError);
+      const err = await client.assets
+        .list()
+        .collect(max)
+        .catch((e: unknown) => e);
+      expect(err, String(max)).toBeInstanceOf(RangeError);
+      expect((err as Error).message).toBe('collect(max): max must be a non-negative integer.');
     }
   });
 });
