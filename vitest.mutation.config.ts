@@ -7,8 +7,9 @@ import { defineConfig } from 'vitest/config';
  * result, service clock, token exchange), token manager, pagination, response, errors and the
  * webhook handler.
  *
- * The unit and wire tests of those modules, the hostile-server and limiter suites, and the sandbox
- * suites that drive the client end to end. Left out: suites that need redis or child processes (a
+ * The unit and wire tests of those modules, the hostile-server and limiter suites, the telemetry
+ * suite (a wait at admission shows only in the call's trace), and the sandbox suites that drive
+ * the client end to end. Left out: suites that need redis or child processes (a
  * child never sees the active mutant), the fault matrices and scenario runs, the docs and package
  * checks, and the slow load and sweep runs.
  */
@@ -20,6 +21,7 @@ export default defineConfig({
       'test/resources/**/*.test.ts',
       'test/testing/**/*.test.ts',
       'test/reliability/rate-limiter.test.ts',
+      'test/observability/telemetry.test.ts',
       'test/reliability/money-state.test.ts',
       'test/property/amounts.property.test.ts',
       'test/property/signing.property.test.ts',
