@@ -15,6 +15,7 @@ import {
   MerchantSdkError,
   PaginationRestartError,
   PaginationStalledError,
+  ResponseValidationError,
   TimeoutError,
   type MerchantClient,
   type ResponseMeta,
@@ -93,6 +94,26 @@ describe('a failed write carries its advice where it is printed', () => {
     expect(Object.keys(err)).not.toContain('body');
     expect(Object.keys(err)).not.toContain('parsed');
     expect(inspect(err)).not.toContain('accepted-body-text');
+  });
+});
+
+describe('an accepted answer of the wrong shape says what is wrong, briefly', () => {
+  it('the message names the first three issues by path, "(root)" for the body itself; issues keeps them all', async () => {
+    server.on('POST', '/v1/withdrawals', {
+      status: 201,
+      body: { id: 1, status: 2, asset: 3, amount: 4, ledger_scale: 'x', to_address: 6 },
+    });
+    const err = (await failure(withdraw())) as ResponseValidationError;
+    expect(err).toBeInstanceOf(ResponseValidationError);
+    expect(err.issues.length).toBeGreaterThan(3);
+    const summary = err.message.slice(err.message.indexOf('documented shape: ') + 'documented shape: '.length);
+    const parts = summary.split('; ');
+    expect(parts).toHaveLength(3);
+    expect(parts.map((part) => part.slice(0, part.indexOf(':')))).toEqual(err.issues.slice(0, 3).map((i) => i.path.join('.')));
+    server.on('POST', '/v1/withdrawals', { status: 201, body: [1, 2] });
+    const root = (await failure(withdraw())) as ResponseValidationError;
+    expect(root.message).toMatch(/documented shape: \(root\): /);
+    expect(root.parsed).toEqual([1, 2]);
   });
 });
 
