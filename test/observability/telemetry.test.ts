@@ -194,6 +194,26 @@ describe('a 429 pause', () => {
     const waits = byName('qrpay.quote').map((s) => s.events.filter((e) => e.name === 'rate_limit.wait').length);
     expect(waits).toEqual([0, 1, 0]);
   });
+  it('a token exchange that waits out its own 429 pause has a rate_limit.wait event', async () => {
+    await client.close();
+    freezeClock();
+    try {
+      client = traced();
+      server.onToken([
+        { ...apiError(429, 'rate_limited'), headers: { 'retry-after': '60' } },
+        { body: { auth_token: 'tok_late', expired_at: Math.floor(Date.now() / 1000) + 1800, token_type: 'Bearer', scopes: [] } },
+      ]);
+      server.on('GET', '/v1/assets', { body: {} });
+      const call = client.request({ method: 'GET', path: '/v1/assets' });
+      while (server.tokenExchanges() < 2) await vi.advanceTimersByTimeAsync(1000);
+      await call;
+    } finally {
+      vi.useRealTimers();
+    }
+    const [exchange] = byName('connect.token');
+    expect(exchange!.events.filter((e) => e.name === 'rate_limit.wait')).toHaveLength(1);
+    expect(server.calls().map((c) => c.headers['x-auth-token'])).toEqual(['Bearer tok_late']);
+  });
 });
 
 describe('a token renewal', () => {
