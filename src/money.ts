@@ -73,11 +73,12 @@ function amountText(value: unknown, field: string): string {
 
 /** Applies `rules` to a plain decimal string. */
 function checkRules(text: string, field: string, rules: AmountRules): void {
-  const [intPart = '', decPart = ''] = text.split('.');
-  if (rules.maxIntegerDigits !== undefined && intPart.replace(/^0+(?=\d)/, '').length > rules.maxIntegerDigits) {
+  // A plain decimal: one integer part, and at most one decimal part.
+  const [intPart, decPart = ''] = text.split('.') as [string, string?];
+  if (intPart.replace(/^0+(?=\d)/, '').length > (rules.maxIntegerDigits ?? Infinity)) {
     throw new InvalidArgumentError(field, `has more than ${rules.maxIntegerDigits} integer digits.`);
   }
-  if (rules.maxDecimals !== undefined && decPart.length > rules.maxDecimals) {
+  if (decPart.length > (rules.maxDecimals ?? Infinity)) {
     throw new InvalidArgumentError(field, `has more than ${rules.maxDecimals} decimal places.`);
   }
   const isZero = /^[0.]+$/.test(text);

@@ -38,7 +38,7 @@ export class BucketGate {
   pause(bucket: CallBucket, ms: number, subKey?: string): void {
     const key = pauseKey(bucket, subKey);
     const until = this.#clock.now() + ms;
-    if ((this.#pausedUntil.get(key) ?? 0) < until) this.#pausedUntil.set(key, until);
+    this.#pausedUntil.set(key, Math.max(this.#pausedUntil.get(key) ?? 0, until));
     if (bucket === 'token' || this.#limiter?.pause === undefined) return;
     if (subKey === undefined) this.#limiter.pause(bucket, ms);
     else this.#limiter.pause(bucket, ms, subKey);

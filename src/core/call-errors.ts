@@ -39,12 +39,12 @@ export function transportError(err: unknown, p: CallProgress, redactor: Redactor
 function tooLarge(err: ResponseTooLargeError, p: CallProgress, redactor: Redactor, what: string): Error {
   const requestId = err.headers['x-request-id'];
   answered(p, err.status, requestId === undefined ? undefined : redactor.redact(requestId, p.secrets));
-  const init = { status: err.status, requestId: p.requestId, idempotencyKey: p.call.idempotencyKey };
+  const init = { status: err.status, requestId: p.requestId };
   const message = `Response body exceeds ${err.limit} bytes (${what}).`;
   if (err.status >= 200 && err.status < 300) {
     return new AcceptedButUnreadableError(`HTTP ${err.status}: the call was accepted. ${message}`, { ...init, body: '' });
   }
-  return new MalformedResponseError(message, { ...init, snippet: '' });
+  return new MalformedResponseError(message, { ...init, snippet: '', idempotencyKey: p.call.idempotencyKey });
 }
 
 /** A copy of a foreign error with every secret masked (its message may quote a header value). */
@@ -72,7 +72,7 @@ export function finalError(err: unknown, p: CallProgress, state: CallState, reda
           `A step of the call failed: ${printable(redactor.redact(err instanceof Error ? err.message : String(err), p.secrets))}`,
           { cause: sanitize(err, p, redactor) },
         );
-  return withCallState(sdkError, state, stepNote(p.call, state), true);
+  return withCallState(sdkError, state, stepNote(p.call, state));
 }
 
 /** What the caller of a write should know about an outcome the service may not have given. */

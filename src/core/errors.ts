@@ -53,14 +53,14 @@ export class MerchantSdkError extends Error {
 }
 
 /**
- * Stamps the call's state on an error created for that call. An error shared by several calls
- * (one token renewal fails for all its waiters) is copied per call instead, keeping its class;
- * `note` then says which step failed after what.
+ * A copy of an error, keeping its class, stamped with the state of the call it ends. Always a
+ * copy: an error may be shared by several calls (one token renewal fails for all its waiters),
+ * and each caller must read its own call's state. `note` says which step failed after what.
  *
  * @internal
  */
-export function withCallState<E extends MerchantSdkError>(err: E, call: CallState, note?: string, copy = false): E {
-  const target = copy || err.call !== undefined ? copyError(err) : err;
+export function withCallState<E extends MerchantSdkError>(err: E, call: CallState, note?: string): E {
+  const target = copyError(err);
   Object.defineProperty(target, 'call', { value: call, enumerable: true, configurable: true });
   Object.defineProperty(target, 'idempotencyKey', { value: call.idempotencyKey, enumerable: true, configurable: true });
   // Attempts of this call, not of the step that failed (a token exchange counts its own).
@@ -69,9 +69,8 @@ export function withCallState<E extends MerchantSdkError>(err: E, call: CallStat
   if (note !== undefined) {
     const message = `${err.message} (${note})`;
     Object.defineProperty(target, 'message', { value: message, enumerable: false, writable: true, configurable: true });
-    if (typeof err.stack === 'string') {
-      Object.defineProperty(target, 'stack', { value: err.stack.replace(err.message, message), writable: true, configurable: true });
-    }
+    // Every SDK error is built with `new`, so V8 gave it a stack that starts with its message.
+    Object.defineProperty(target, 'stack', { value: err.stack!.replace(err.message, message), writable: true, configurable: true });
   }
   return target;
 }
@@ -251,8 +250,6 @@ export interface AcceptedButUnreadableInit {
   readonly status: number;
   /** `X-Request-Id` of the response. */
   readonly requestId: string | undefined;
-  /** Idempotency key of the call. */
-  readonly idempotencyKey: string | undefined;
   /** The body as received: at most 4096 characters, secrets masked. */
   readonly body: string;
   /** The parsed JSON, when the body was JSON. */
@@ -277,9 +274,9 @@ export class AcceptedButUnreadableError extends MerchantSdkError {
   /** The parsed JSON, when the body was JSON (what `validateResponses: false` would return). Not enumerable. */
   declare readonly parsed: unknown;
 
-  /** @internal */
+  /** @internal Raised inside a call only, which stamps the call's key on it. */
   constructor(message: string, init: AcceptedButUnreadableInit) {
-    super(message, { idempotencyKey: init.idempotencyKey });
+    super(message);
     this.status = init.status;
     this.requestId = init.requestId;
     Object.defineProperty(this, 'body', { value: init.body, enumerable: false });

@@ -29,7 +29,6 @@ export function readResult<T>(
   const accepted = {
     status: response.status,
     requestId: state.requestId,
-    idempotencyKey: state.idempotencyKey,
     body: context.redact(response.body.slice(0, KEPT_BODY_CHARS)),
   };
   const where = `the call was accepted (HTTP ${response.status}${state.requestId === undefined ? '' : `, request_id ${printable(state.requestId)}`})`;

@@ -141,7 +141,8 @@ function apiRetry(failure: { readonly code: string; readonly status: number }, c
 
 /** Parses `Retry-After` (seconds or an HTTP date) into seconds, or undefined. */
 export function parseRetryAfter(header: string | undefined, nowMs: number): number | undefined {
-  if (header === undefined || header === '') return undefined;
+  if (header === undefined) return undefined;
+  // An empty header matches neither form below.
   if (/^\d+(\.\d+)?$/.test(header.trim())) return Number(header);
   const at = Date.parse(header);
   return Number.isNaN(at) ? undefined : Math.max(0, (at - nowMs) / 1000);

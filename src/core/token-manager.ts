@@ -105,14 +105,6 @@ export class TokenManager {
     this.#staleUntil = this.#current(token) ? 0 : Date.now() + STALE_TOKEN_REUSE_MS;
     return token;
   }
-
-  [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `TokenManager { cached: ${this.#cached === undefined ? 'no' : 'yes'} }`;
-  }
-
-  toJSON(): Record<string, unknown> {
-    return { cached: this.#cached !== undefined };
-  }
 }
 
 /** A token renewal shared by concurrent callers. */

@@ -267,7 +267,7 @@ async function runVerify(
     if ((await verify(bytes, headers)) === true) return undefined;
     return new WebhookSignatureError('verify returned false.');
   } catch (err) {
-    return err instanceof WebhookSignatureError ? err : new WebhookSignatureError(`verify threw: ${errorText(err)}`, { cause: err });
+    return err instanceof WebhookSignatureError ? err : new WebhookSignatureError(`verify threw: ${errorText(err)}`);
   }
 }
 
@@ -296,11 +296,11 @@ async function runOnEvent(s: Settings, event: WebhookEvent, headers: WebhookHead
       { ...fields, durationMs: Date.now() - startedAt },
     );
     // Settle the claim when onEvent does: completed if it still succeeds, released otherwise.
-    void settled.then((late) => (late.ok ? finish(s, event, 'late') : release(s, event, late.error, 'late')));
+    void settled.then((late) => (late.ok ? finish(s, event, true) : release(s, event, late.error, true)));
     return respond('timeout', `Processing exceeded ${s.timeoutMs} ms; deliver again.`, event);
   }
   if (!result.ok) {
-    await release(s, event, result.error, 'now');
+    await release(s, event, result.error, false);
     return respond('failed', 'The receiver failed to process the event; deliver again.', event);
   }
   const durationMs = Date.now() - startedAt;
@@ -312,20 +312,19 @@ async function runOnEvent(s: Settings, event: WebhookEvent, headers: WebhookHead
       { ...fields, durationMs },
     );
   }
-  await finish(s, event, 'now');
+  await finish(s, event, false);
   return respond('processed', undefined, event);
 }
 
-async function finish(s: Settings, event: WebhookEvent, when: 'now' | 'late'): Promise<void> {
+/** Records the event as processed; `late`: after the delivery was answered 503. */
+async function finish(s: Settings, event: WebhookEvent, late: boolean): Promise<void> {
   const fields = { eventId: event.event_id, eventType: event.event_type };
   try {
     await s.store.complete(event.event_id);
     log(
       s.logger,
-      when === 'late' ? 'warn' : 'debug',
-      when === 'late'
-        ? 'webhooks: onEvent finished after the delivery was answered 503; recorded as processed'
-        : 'webhooks: event processed',
+      late ? 'warn' : 'debug',
+      late ? 'webhooks: onEvent finished after the delivery was answered 503; recorded as processed' : 'webhooks: event processed',
       fields,
     );
   } catch (err) {
@@ -334,7 +333,8 @@ async function finish(s: Settings, event: WebhookEvent, when: 'now' | 'late'): P
   }
 }
 
-async function release(s: Settings, event: WebhookEvent, error: unknown, when: 'now' | 'late'): Promise<void> {
+/** Releases the claim after `onEvent` failed; `late`: after the delivery was answered 503. */
+async function release(s: Settings, event: WebhookEvent, error: unknown, late: boolean): Promise<void> {
   const fields = { eventId: event.event_id, eventType: event.event_type };
   if (error instanceof WebhookTimeoutError)
     log(s.logger, 'info', 'webhooks: onEvent stopped on its abort signal; claim released so that the redelivery is processed', fields);
@@ -342,7 +342,7 @@ async function release(s: Settings, event: WebhookEvent, error: unknown, when: '
     log(
       s.logger,
       'error',
-      `webhooks: onEvent failed${when === 'late' ? ' after the delivery timed out' : ''}; claim released so that the redelivery is processed: ${errorText(error)}`,
+      `webhooks: onEvent failed${late ? ' after the delivery timed out' : ''}; claim released so that the redelivery is processed: ${errorText(error)}`,
       fields,
     );
   try {

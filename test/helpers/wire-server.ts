@@ -15,6 +15,8 @@ export interface RecordedRequest {
   body: Buffer;
   /** Result of the independent signature check (undefined for unsigned methods). */
   signatureValid: boolean | undefined;
+  /** Set when the client closed the connection before the answer was complete (an abort). */
+  abandoned?: true;
 }
 
 export interface Reply {
@@ -91,6 +93,9 @@ export async function startWireServer(signingKey = SIGNING_KEY): Promise<WireSer
         };
         if (rec.method !== 'GET' && rec.method !== 'HEAD') rec.signatureValid = verifySignature(signingKey, rec);
         requests.push(rec);
+        res.on('close', () => {
+          if (!res.writableFinished) rec.abandoned = true;
+        });
         const path = rec.url.split('?')[0]!;
         let reply: Reply;
         if (rec.method === 'POST' && path === '/v1/connect/token') {

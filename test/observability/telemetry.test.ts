@@ -7,10 +7,12 @@ import * as otel from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LogFields, MerchantClient, MerchantClientOptions } from '../../src/index.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { wireClient } from '../helpers/client.js';
+import { freezeClock } from '../helpers/fake-clock.js';
+import { SAMPLES } from '../resources/samples.js';
 import { envelope, headersFor } from '../webhooks/helpers.js';
 import { API_KEY, SIGNING_KEY, apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 
@@ -161,6 +163,56 @@ describe('a 429 pause', () => {
     expect(span!.events.find((e) => e.name === 'rate_limit.pause')!.attributes).toMatchObject({ bucket: 'orders', pause_ms: 0 });
     expect(span!.events.find((e) => e.name === 'retry')!.attributes).toMatchObject({ 'merchant_stablecoin.retry_class': 'after_wait' });
     expect(await count('rate_limit.pauses', { bucket: 'orders' })).toBe(before + 1);
+  });
+  it("a call that waits out its sub-limit's pause has a rate_limit.wait event; calls that did not wait have none", async () => {
+    await client.close();
+    freezeClock();
+    try {
+      client = traced({ maxRetries: 0 });
+      server.on('POST', '/v1/qrpay/quotes', [
+        { ...apiError(429, 'rate_limited'), headers: { 'retry-after': '60' } },
+        { body: SAMPLES['member.qrpay.quote']!.reply },
+      ]);
+      const quote = () =>
+        client.member(MEMBER).qrpay.quote({
+          funding_source: 'member',
+          code_value: '000201',
+          currency: 'THB',
+          amount: '350.00',
+          preferred_asset: 'USDT',
+          payer: { custName: 'A' },
+        });
+      await expect(quote()).rejects.toMatchObject({ code: 'rate_limited' });
+      // The member's quotes are paused for 60 s of the frozen clock: the next one waits it out.
+      const waiting = quote();
+      while (server.calls().length < 2) await vi.advanceTimersByTimeAsync(1000);
+      await waiting;
+      await quote();
+    } finally {
+      vi.useRealTimers();
+    }
+    const waits = byName('qrpay.quote').map((s) => s.events.filter((e) => e.name === 'rate_limit.wait').length);
+    expect(waits).toEqual([0, 1, 0]);
+  });
+  it('a token exchange that waits out its own 429 pause has a rate_limit.wait event', async () => {
+    await client.close();
+    freezeClock();
+    try {
+      client = traced();
+      server.onToken([
+        { ...apiError(429, 'rate_limited'), headers: { 'retry-after': '60' } },
+        { body: { auth_token: 'tok_late', expired_at: Math.floor(Date.now() / 1000) + 1800, token_type: 'Bearer', scopes: [] } },
+      ]);
+      server.on('GET', '/v1/assets', { body: {} });
+      const call = client.request({ method: 'GET', path: '/v1/assets' });
+      while (server.tokenExchanges() < 2) await vi.advanceTimersByTimeAsync(1000);
+      await call;
+    } finally {
+      vi.useRealTimers();
+    }
+    const [exchange] = byName('connect.token');
+    expect(exchange!.events.filter((e) => e.name === 'rate_limit.wait')).toHaveLength(1);
+    expect(server.calls().map((c) => c.headers['x-auth-token'])).toEqual(['Bearer tok_late']);
   });
 });
 
