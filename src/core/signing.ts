@@ -17,7 +17,7 @@ export interface Signer {
 
 /** Hex sha256 of the raw body bytes; the empty string's hash when there is no body. */
 export function bodySha256(signer: Signer, body: Uint8Array | undefined): string | Promise<string> {
-  return body === undefined ? EMPTY_BODY_SHA256 : signer.sha256Hex(body);
+  return body === undefined || body.length === 0 ? EMPTY_BODY_SHA256 : signer.sha256Hex(body);
 }
 
 /** The five-line signing string: METHOD, path with query as sent, timestamp, nonce, body hash. */
