@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
+import { looseObject } from './loose-object.js';
 import { decimalString, integer, pageShape } from './common.js';
 
 /**
  * One balance row per asset (Resources > Balance row). The eight buckets are decimal strings at
  * `ledger_scale`; the member's total is their sum (`balanceTotal` in the money helpers).
  */
-export const balanceRowSchema = z.looseObject({
+export const balanceRowSchema = looseObject({
   /** Asset code (uppercase). */
   asset: z.string(),
   /** The only directly spendable bucket; every order-creation endpoint debits it. */
@@ -38,7 +39,7 @@ export interface BalanceRow extends z.infer<typeof balanceRowSchema> {}
  * (the spec: "New clients read `data`"). The copy is never read, so it is never validated either:
  * a copy that deviates, or disappears, cannot break a call. It is passed through as received.
  */
-export const balancesEnvelopeSchema = z.looseObject({
+export const balancesEnvelopeSchema = looseObject({
   ...pageShape(balanceRowSchema),
   /** Transitional duplicate of `data`, passed through unvalidated. Never read it: it will be removed. */
   balances: z.optional(z.unknown()),

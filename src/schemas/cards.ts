@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { looseObject } from './loose-object.js';
 import { integer, looseResultSchema, openEnum } from './common.js';
 
 /** Card states seen (States and transitions > Card). */
@@ -24,7 +25,7 @@ const cardStatusSchema = openEnum(CARD_STATUSES);
 export type CardStatus = z.infer<typeof cardStatusSchema>;
 
 /** Card status response (`unfreeze`, `activate`): `{id, status}`. */
-export const cardStatusResultSchema = z.looseObject({
+export const cardStatusResultSchema = looseObject({
   /** `crd_<uuid>`. */
   id: z.string(),
   /** New card status (`unfreezing` after unfreeze, `active` after activation). */
@@ -35,7 +36,7 @@ export const cardStatusResultSchema = z.looseObject({
 export interface CardStatusResult extends z.infer<typeof cardStatusResultSchema> {}
 
 /** Card limits response: `{id, accepted}` (recorded; the upstream is updated asynchronously). */
-export const cardLimitsResultSchema = z.looseObject({
+export const cardLimitsResultSchema = looseObject({
   /** `crd_<uuid>`. */
   id: z.string(),
   /** True: the change is recorded (the upstream is updated asynchronously). */
@@ -49,7 +50,7 @@ export interface CardLimitsResult extends z.infer<typeof cardLimitsResultSchema>
 const CLOSE_PHASES = ['idle', 'sweeping', 'freezing', 'closing', 'blocked_hold', 'blocked_fee'] as const;
 
 /** Card close precheck, camelCase on the wire (Resources > Card close precheck). */
-export const cardCloseCheckSchema = z.looseObject({
+export const cardCloseCheckSchema = looseObject({
   /** Integer-like amount string in minor units at `scale`. */
   balance: z.string(),
   /** Balance minus withdrawable; may include administrative freezes. */

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { looseObject } from './loose-object.js';
 import { looseListItems } from '../core/loose-page.js';
 
 /**
@@ -62,7 +63,7 @@ export function pageShape<T extends z.ZodMiniType>(item: T) {
  * @param item - Schema of one item.
  */
 export function pageSchema<T extends z.ZodMiniType>(item: T) {
-  return z.looseObject(pageShape(item));
+  return looseObject(pageShape(item));
 }
 
 /**
@@ -70,7 +71,7 @@ export function pageSchema<T extends z.ZodMiniType>(item: T) {
  * only the fields the spec's prose names typed (all optional). `id` and `status` are strings
  * where present: the spec's identifiers are prefixed strings and every status it names is one.
  */
-export const looseResultSchema = z.looseObject({
+export const looseResultSchema = looseObject({
   /** Identifier, when the response carries one. */
   id: z.optional(z.string()),
   /** Status, when the response carries one (unknown values kept as strings). */

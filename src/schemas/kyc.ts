@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
+import { looseObject } from './loose-object.js';
 import { integer, isoTimestamp, openEnum } from './common.js';
 
 /** KYC application statuses the spec names (`pending` on submission). */
 const KYC_APPLICATION_STATUSES = ['pending'] as const;
 
 /** A KYC application (Resources > KYC application). */
-export const kycApplicationSchema = z.looseObject({
+export const kycApplicationSchema = looseObject({
   /** `kyc_<id>` for a person-level profile, or `cpkyc_<product>_<n>` for a product snapshot. */
   id: z.string(),
   /** Empty string when no product was given. */
@@ -22,7 +23,7 @@ export const kycApplicationSchema = z.looseObject({
 export interface KycApplication extends z.infer<typeof kycApplicationSchema> {}
 
 /** The binding of a quick KYC result. */
-const quickKycBindingSchema = z.looseObject({
+const quickKycBindingSchema = looseObject({
   /** UUID; pass it as `quick_kyc_binding_id` for the same member. */
   id: z.string(),
   /** Identity document type of the profile. */
@@ -38,7 +39,7 @@ const quickKycBindingSchema = z.looseObject({
 });
 
 /** A quick KYC binding (Resources > Quick KYC binding result). */
-export const quickKycResultSchema = z.looseObject({
+export const quickKycResultSchema = looseObject({
   /** True when an existing binding was reused (200, no charge). */
   reused: z.boolean(),
   /** Bindings still allowed for the member. */

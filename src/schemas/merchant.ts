@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
+import { looseObject } from './loose-object.js';
 import { decimalString, integer, isoTimestamp, openEnum } from './common.js';
 
 /** A merchant asset conversion (Resources > Merchant conversion). */
-export const merchantConversionSchema = z.looseObject({
+export const merchantConversionSchema = looseObject({
   /** `mcv_<uuid>`. */
   id: z.string(),
   /** Asset debited. */
@@ -38,7 +39,7 @@ const TOPUP_CHANNELS = ['chain', 'fiat'] as const;
 const TOPUP_STATUSES = ['pending'] as const;
 
 /** A prepaid top-up declaration (Resources > Prepaid top-up declaration). */
-export const topupDeclarationSchema = z.looseObject({
+export const topupDeclarationSchema = looseObject({
   /** UUID. */
   id: z.string(),
   /** Asset code. */

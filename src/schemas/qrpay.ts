@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
+import { looseObject } from './loose-object.js';
 import { decimalString, integer, isoTimestamp, looseResultSchema } from './common.js';
 
 /** One asset quoted for a QR payment (Resources > QR payment quote, quote item). */
-export const qrQuoteItemSchema = z.looseObject({
+export const qrQuoteItemSchema = looseObject({
   /** Asset code. */
   asset: z.string(),
   /** Decimal places of the amounts of this item. */
@@ -27,7 +28,7 @@ export const qrQuoteItemSchema = z.looseObject({
 export interface QrQuoteItem extends z.infer<typeof qrQuoteItemSchema> {}
 
 /** A QR payment quote (Resources > QR payment quote). */
-export const qrQuoteSchema = z.looseObject({
+export const qrQuoteSchema = looseObject({
   /** Payee name. */
   payee: z.string(),
   /** Fiat currency on the acquiring side. */

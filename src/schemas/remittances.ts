@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { looseObject } from './loose-object.js';
 import { decimalString, integer, isoTimestamp, looseResultSchema, openEnum } from './common.js';
 
 /** Remittance order states (States and transitions > Remittance order). */
@@ -26,7 +27,7 @@ const remittanceStatusSchema = openEnum(REMITTANCE_STATUSES);
 const WAITING_ON_VALUES = ['member', 'review', 'none'] as const;
 
 /** `action.kind = slippage`: the price moved at dispatch and the user must reconfirm. */
-const slippageActionSchema = z.looseObject({
+const slippageActionSchema = looseObject({
   /** Discriminant: `slippage`. */
   kind: z.literal('slippage'),
   /** How far the price moved, in basis points. */
@@ -55,7 +56,7 @@ const slippageActionSchema = z.looseObject({
 export interface SlippageAction extends z.infer<typeof slippageActionSchema> {}
 
 /** One document item of a supplement round. */
-const supplementItemSchema = z.looseObject({
+const supplementItemSchema = looseObject({
   /** Key of the requested document. */
   field_key: z.string(),
   /** Label to show the end user. */
@@ -69,7 +70,7 @@ const supplementItemSchema = z.looseObject({
 });
 
 /** `action.kind = supplement`: documents are requested from the end user. */
-export const supplementActionSchema = z.looseObject({
+export const supplementActionSchema = looseObject({
   /** Discriminant: `supplement`. */
   kind: z.literal('supplement'),
   /** Supplement round number. */
@@ -102,7 +103,7 @@ const KNOWN_ACTION_KINDS: readonly string[] = ['slippage', 'supplement'];
  * without notice). `kind` and every field are kept unchanged so the caller can show it.
  * A known kind with a malformed body does not fall back here: it fails validation.
  */
-const unknownActionSchema = z.looseObject({
+const unknownActionSchema = looseObject({
   /** The kind as the service sent it; show the action unchanged. */
   kind: z.string().check(z.refine((kind) => !KNOWN_ACTION_KINDS.includes(kind), 'known action kind with an invalid shape')),
 });
@@ -136,7 +137,7 @@ export function isUnknownAction(action: PendingAction | null): action is Unknown
 }
 
 /** `GET /v1/remittances/{id}/pending-action` (Resources > Remittance pending action). */
-export const pendingActionResultSchema = z.looseObject({
+export const pendingActionResultSchema = looseObject({
   /** The remittance order id. */
   id: z.string(),
   /** `member` (action non-null), `review` (documents under review) or `none`. */
@@ -149,7 +150,7 @@ export const pendingActionResultSchema = z.looseObject({
 export interface PendingActionResult extends z.infer<typeof pendingActionResultSchema> {}
 
 /** A personal remittance account application (Resources). */
-export const personalAccountApplicationSchema = z.looseObject({
+export const personalAccountApplicationSchema = looseObject({
   /** `vpa_<n>`. */
   id: z.string(),
   /** `reviewing`. */
@@ -162,7 +163,7 @@ export const personalAccountApplicationSchema = z.looseObject({
 export interface PersonalAccountApplication extends z.infer<typeof personalAccountApplicationSchema> {}
 
 /** `POST /v1/remittances/{id}/cancel` result: `{id, status: canceled}`. */
-export const remittanceCancelResultSchema = z.looseObject({
+export const remittanceCancelResultSchema = looseObject({
   /** `rmt_<uuid>`. */
   id: z.string(),
   /** `canceled`. */
@@ -185,7 +186,7 @@ export const remittanceRecordSchema = z.extend(looseResultSchema, {
 export interface RemittanceRecord extends z.infer<typeof remittanceRecordSchema> {}
 
 /** A corridor: country, currency, payment method and its clearing systems. */
-export const corridorSchema = z.looseObject({
+export const corridorSchema = looseObject({
   /** Payee country. */
   country: z.string(),
   /** Payout currency. */
@@ -200,7 +201,7 @@ export const corridorSchema = z.looseObject({
 export interface Corridor extends z.infer<typeof corridorSchema> {}
 
 /** A bank directory entry. */
-export const bankEntrySchema = z.looseObject({
+export const bankEntrySchema = looseObject({
   /** BIC. */
   swift_code: z.string(),
   /** Bank name. */
@@ -219,7 +220,7 @@ export const bankEntrySchema = z.looseObject({
 export interface BankEntry extends z.infer<typeof bankEntrySchema> {}
 
 /** `GET /v1/remit/swift-search` result. */
-export const swiftSearchResultSchema = z.looseObject({
+export const swiftSearchResultSchema = looseObject({
   /** True when the directory is not configured or unreachable (not the same as no match). */
   unavailable: z.boolean(),
   /** Matches; values only prefill, the user's values prevail. */
@@ -230,7 +231,7 @@ export const swiftSearchResultSchema = z.looseObject({
 export interface SwiftSearchResult extends z.infer<typeof swiftSearchResultSchema> {}
 
 /** One text of the agreement. */
-const agreementTextSchema = z.looseObject({
+const agreementTextSchema = looseObject({
   /** May differ from the requested language (fallback through `en`, then `zh-Hans`). */
   lang: z.string(),
   /** Title. */
@@ -240,7 +241,7 @@ const agreementTextSchema = z.looseObject({
 });
 
 /** `GET /v1/remit/vp/agreement` result. */
-export const agreementSchema = z.looseObject({
+export const agreementSchema = looseObject({
   /** The agreement text to show in full before applying. */
   agreement: agreementTextSchema,
   /** May be null. */

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { looseObject } from './loose-object.js';
 import { integer, isoTimestamp, looseResultSchema, openEnum, pageSchema } from './common.js';
 
 /** Export report states (States and transitions > Export report). */
@@ -9,7 +10,7 @@ const REPORT_KINDS = ['statements'] as const;
 const REPORT_ERRORS = ['', 'too_large', 'unknown_kind', 'build_timeout', 'build_failed'] as const;
 
 /** An export report list item. */
-export const exportReportSchema = z.looseObject({
+export const exportReportSchema = looseObject({
   /** `rep_<uuid>`. */
   id: z.string(),
   /** Report kind (`statements`; other values kept). */

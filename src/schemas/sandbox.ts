@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
+import { looseObject } from './loose-object.js';
 import { decimalString, integer } from './common.js';
 
 /** Sandbox faucet credit (Resources > Other response shapes). */
-export const faucetCreditSchema = z.looseObject({
+export const faucetCreditSchema = looseObject({
   /** True when credited. */
   ok: z.boolean(),
   /** Asset credited. */

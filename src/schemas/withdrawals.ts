@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
+import { looseObject } from './loose-object.js';
 import { decimalString, integer, openEnum } from './common.js';
 
 /** Withdrawal states the spec names (`locked` after creation; final state names not shown). */
 const WITHDRAWAL_STATUSES = ['locked'] as const;
 
 /** A withdrawal order (Resources > Withdrawal order). */
-export const withdrawalOrderSchema = z.looseObject({
+export const withdrawalOrderSchema = looseObject({
   /** `wdr_<uuid>`. */
   id: z.string(),
   /** `locked` after creation (final state names are not shown by the spec). */
