@@ -12,9 +12,11 @@
  *  5. The consumer runs a call against the simulator from ESM (`import`) and from CJS
  *     (`require`), through `merchant-stablecoin/testing`'s `createSandbox().client()` (the
  *     in-process route, which needs no msw) and over a real socket with the default transport.
- *  6. The installed `merchant-stablecoin-sandbox` command starts, and a client configured only by
+ *  6. A consumer of `MerchantClient` and one call, bundled by esbuild (ESM, minified; platform
+ *     node and neutral), stays within issue 18's budget of 150,000 bytes.
+ *  7. The installed `merchant-stablecoin-sandbox` command starts, and a client configured only by
  *     the `MERCHANT_API_*` variables it prints makes calls against it.
- *  7. A TypeScript consumer type-checks under `moduleResolution` `node16` (an `.mts` and a
+ *  8. A TypeScript consumer type-checks under `moduleResolution` `node16` (an `.mts` and a
  *     `.cts` file) and `bundler`, with the root's TypeScript, including `@ts-expect-error` lines
  *     that prove the types are real (a number amount, a member-scoped call without a member);
  *     and the main entry type-checks without `@types/node` (`types: []`, as on Bun, Deno, workerd).
@@ -23,7 +25,7 @@
  * the temporary consumer project on disk for inspection.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -394,6 +396,11 @@ async function main(): Promise<void> {
       }
     }
 
+    await step(
+      `one-call consumer bundle (esbuild, node and neutral, ESM, minified) within ${BUNDLE_BUDGET_BYTES.toLocaleString('en-US')} bytes`,
+      () => bundleBudget(consumer),
+    );
+
     writeFileSync(join(consumer, 'consumer.mts'), consumerTs('esm'));
     writeFileSync(join(consumer, 'consumer.cts'), consumerTs('cjs'));
     writeFileSync(join(consumer, 'consumer.ts'), consumerTs('esm'));
@@ -431,6 +438,40 @@ async function main(): Promise<void> {
   const total = Math.round(performance.now() - started);
   console.log(`\nAll package gates passed in ${(total / 1000).toFixed(1)} s:`);
   for (const t of timings) console.log(`  ${(t.ms / 1000).toFixed(1).padStart(6)} s  ${t.step}`);
+}
+
+/**
+ * Issue 18's budget for what a consumer ships with `MerchantClient` and one call. Measured the
+ * same way as `npm run bench`'s bundle row, from the installed tarball: a namespace access into
+ * zod once pulled all of zod core into it (517 KB) and no other gate noticed.
+ */
+const BUNDLE_BUDGET_BYTES = 150_000;
+
+async function bundleBudget(consumer: string): Promise<void> {
+  writeFileSync(
+    join(consumer, 'one-call.mjs'),
+    `import { MerchantClient } from 'merchant-stablecoin';
+const client = new MerchantClient();
+console.log(await client.member('m').withdrawals.create({ asset: 'USDT', amount: '1.00', to_address: 'T' }));
+await client.close();
+`,
+  );
+  for (const platform of ['node', 'neutral']) {
+    const outfile = join(consumer, `one-call.${platform}.bundle.mjs`);
+    await must(
+      join(BIN, 'esbuild'),
+      ['one-call.mjs', '--bundle', `--platform=${platform}`, '--format=esm', '--minify', `--outfile=${outfile}`],
+      {
+        cwd: consumer,
+      },
+    );
+    const bytes = statSync(outfile).size;
+    console.log(`  ${platform}: ${bytes.toLocaleString('en-US')} bytes`);
+    if (bytes > BUNDLE_BUDGET_BYTES)
+      throw new GateFailure(
+        `the one-call consumer bundle (platform ${platform}) is ${bytes} bytes, over the budget of ${BUNDLE_BUDGET_BYTES}`,
+      );
+  }
 }
 
 /** Starts the installed command on a free port, then runs a client configured only by its output. */
