@@ -6,6 +6,7 @@ type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
 const ENTRIES = {
   index: 'src/index.ts',
   testing: 'src/testing/index.ts',
+  'testing-msw': 'src/testing/msw.ts',
   webhooks: 'src/webhooks/index.ts',
   redis: 'src/redis/index.ts',
 };
@@ -15,7 +16,7 @@ const shared: Options = {
   treeshake: true,
   // Shared chunks: one copy of the client and error classes across entries, so instanceof holds.
   splitting: true,
-  // msw is an optional peer of the testing entry only; @opentelemetry/api an optional peer of all.
+  // msw is an optional peer of the testing/msw entry only; @opentelemetry/api an optional peer of all.
   external: ['msw', 'msw/node', '@opentelemetry/api'],
   // zod's code is bundled (tree-shaken) rather than imported from node_modules: loading its
   // ~60 ESM files took most of the SDK's import time (`npm run bench`). Its types stay a

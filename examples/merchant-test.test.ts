@@ -6,6 +6,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MerchantClient } from '../src/index.js';
 import { createSandbox } from '../src/testing/index.js';
+import { mswHandlers } from '../src/testing/msw.js';
 
 // --- the merchant's application code under test -------------------------------------------
 async function payOut(client: MerchantClient, memberId: string, amount: string): Promise<string> {
@@ -15,7 +16,7 @@ async function payOut(client: MerchantClient, memberId: string, amount: string):
 // -------------------------------------------------------------------------------------------
 
 const sandbox = createSandbox();
-const server = setupServer(...sandbox.handlers);
+const server = setupServer(...mswHandlers(sandbox));
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => {

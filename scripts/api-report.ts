@@ -20,6 +20,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ENTRIES = [
   { dts: 'dist/index.d.ts', report: 'merchant-stablecoin' },
   { dts: 'dist/testing.d.ts', report: 'testing' },
+  { dts: 'dist/testing-msw.d.ts', report: 'testing-msw' },
   { dts: 'dist/webhooks.d.ts', report: 'webhooks' },
   { dts: 'dist/redis.d.ts', report: 'redis' },
 ] as const;

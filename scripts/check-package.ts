@@ -19,7 +19,8 @@
  *  8. A TypeScript consumer type-checks under `moduleResolution` `node16` (an `.mts` and a
  *     `.cts` file) and `bundler`, with the root's TypeScript, including `@ts-expect-error` lines
  *     that prove the types are real (a number amount, a member-scoped call without a member);
- *     and the main entry type-checks without `@types/node` (`types: []`, as on Bun, Deno, workerd).
+ *     the main entry type-checks without `@types/node` (`types: []`, as on Bun, Deno, workerd),
+ *     and the testing entry without msw installed (msw's types are needed by `/testing/msw` only).
  *
  * Exits non-zero on the first failure, printing the failing command's output. `--keep` leaves
  * the temporary consumer project on disk for inspection.
@@ -267,6 +268,18 @@ export const parsed = (raw: string): WebhookEvent => parseEvent(raw, {});
 }
 
 /** The main entry alone, for a project without `@types/node` (Bun, Deno, workerd, edge). */
+/** `merchant-stablecoin/testing` without msw: its declarations must not need msw's types. */
+function testingOnlyTs(): string {
+  return `import { createSandbox, type Sandbox } from 'merchant-stablecoin/testing';
+
+export async function requestsAfterListen(sandbox: Sandbox = createSandbox()): Promise<number> {
+  const server = await sandbox.listen({ port: 0 });
+  await server.close();
+  return sandbox.requests.length;
+}
+`;
+}
+
 function mainOnlyTs(): string {
   return `import { MerchantClient, isApiError, type MerchantClientOptions, type WithdrawalOrder } from 'merchant-stablecoin';
 
@@ -292,10 +305,9 @@ const TS_BASE = {
   target: 'ES2022',
   lib: ['ES2023', 'DOM'],
   types: ['node'],
-  // As `tsc --init` sets it. The declarations of `merchant-stablecoin/testing` import msw's
-  // handler type (`sandbox.handlers`), and msw is an optional peer that is not installed here,
-  // so a full library check of that entry needs msw's types. The main and webhooks entries,
-  // which never touch msw, are checked with `skipLibCheck: false` in a separate step.
+  // As `tsc --init` sets it. Only `merchant-stablecoin/testing/msw` needs msw's types, and msw is
+  // an optional peer that is not installed here; the main, webhooks and testing entries are
+  // checked with `skipLibCheck: false` in separate steps.
   skipLibCheck: true,
   exactOptionalPropertyTypes: true,
   noUncheckedIndexedAccess: true,
@@ -421,6 +433,12 @@ async function main(): Promise<void> {
     await step('TypeScript declarations of the main and webhooks entries, skipLibCheck off', async () => {
       tsconfig('tsconfig.strict.json', { module: 'node16', moduleResolution: 'node16', skipLibCheck: false }, ['core.mts']);
       await must(process.execPath, [TSC, '-p', 'tsconfig.strict.json'], { cwd: consumer });
+    });
+
+    await step('TypeScript declarations of the testing entry without msw installed, skipLibCheck off', async () => {
+      writeFileSync(join(consumer, 'testing-only.mts'), testingOnlyTs());
+      tsconfig('tsconfig.testing.json', { module: 'node16', moduleResolution: 'node16', skipLibCheck: false }, ['testing-only.mts']);
+      await must(process.execPath, [TSC, '-p', 'tsconfig.testing.json'], { cwd: consumer });
     });
 
     await step('TypeScript declarations of the main entry without @types/node (types: []), skipLibCheck off', async () => {

@@ -14,7 +14,7 @@
  *   naming it; it never counts as passed, and never fails the run.
  *
  * - msw 3 (which needs Node 22.12 or later) on Node 22 and 24: installed beside the tarball, as a
- *   user installs it (the peer range admits it), `setupServer(...sandbox.handlers)` intercepts
+ *   user installs it (the peer range admits it), `setupServer(...mswHandlers(sandbox))` intercepts
  *   `sandbox.client({ via: 'msw' })` (the fetch transport) and, as docs/testing.md says, not the
  *   default undici transport. A change in either fails the run, so the docs stay true.
  *
@@ -162,9 +162,10 @@ export default {
 const MSW = `import { setupServer } from 'msw/node';
 import { MerchantClient } from 'merchant-stablecoin';
 import { createSandbox } from 'merchant-stablecoin/testing';
+import { mswHandlers } from 'merchant-stablecoin/testing/msw';
 
 const sandbox = createSandbox();
-const server = setupServer(...sandbox.handlers);
+const server = setupServer(...mswHandlers(sandbox));
 server.listen({ onUnhandledFrame: 'bypass' });
 const steps = [];
 try {

@@ -17,7 +17,7 @@ export interface SandboxClientOptions extends Partial<MerchantClientOptions> {
   /**
    * `direct` (default): an in-process `fetch` that hands each request to the simulator, with no
    * msw and no socket. `msw`: the global `fetch`, for suites that run
-   * `setupServer(...sandbox.handlers)` and want msw to see every call.
+   * `setupServer(...mswHandlers(sandbox))` and want msw to see every call.
    */
   readonly via?: SandboxClientRoute;
   /**

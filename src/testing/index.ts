@@ -1,6 +1,7 @@
 /**
  * The testing kit: an in-memory, stateful simulator of the Merchant Stablecoin Account API with
- * fault injection, a movable clock, webhook emission, msw handlers and a node:http server.
+ * fault injection, a movable clock, webhook emission and a node:http server (msw handlers:
+ * `merchant-stablecoin/testing/msw`).
  *
  * The simulator shares no code with the SDK's signing, error parsing or schemas, so a bug in
  * one cannot be hidden by the same bug in the other.
@@ -9,7 +10,6 @@
  */
 export { createSandbox } from './sandbox.js';
 export type { Sandbox, SandboxListenOptions, SandboxOptions, SandboxStats, RequestLog } from './sandbox.js';
-export type { MswHandlerOptions, SandboxHandlers } from './msw.js';
 export type { SandboxCredentials, SandboxEnvironment } from './auth.js';
 export type { SandboxClock } from './clock.js';
 export type { Fault, FaultMatch, FaultOptions, InjectedFault, SandboxFaults } from './faults.js';

@@ -11,7 +11,6 @@ import { FaultRegistry, type SandboxFaults } from './faults.js';
 import { IdempotencyStore } from './idempotency.js';
 import { hex } from './ids.js';
 import { Decimal } from './money.js';
-import { createMswHandlers, type MswHandlerOptions, type MswTargets, type SandboxHandlers } from './msw.js';
 import { defaultPairs } from './pricing.js';
 import { DEFAULT_QUOTAS, RateLimiter, type QuotaName } from './rate-limit.js';
 import { Router } from './router.js';
@@ -103,9 +102,9 @@ export interface Sandbox {
    * faucet answers it 404 `not_found`. Its IP allowlist defaults to loopback.
    */
   readonly liveCredentials: SandboxCredentials;
-  /** The sandbox host's base URL: `sandbox.client()` uses it and msw handlers answer on it. */
+  /** The sandbox host's base URL: `sandbox.client()` uses it and `mswHandlers(sandbox)` answers on it. */
   readonly baseUrl: string;
-  /** The simulated production host's base URL (msw handlers answer on it too, as live). */
+  /** The simulated production host's base URL (`mswHandlers(sandbox)` answers on it too, as live). */
   readonly liveBaseUrl: string;
   /** The merchant id used in webhook envelopes. */
   readonly merchantId: string;
@@ -115,13 +114,6 @@ export interface Sandbox {
    * service, and are not logged.
    */
   handle(req: SandboxRequest): Promise<SandboxResponse>;
-  /**
-   * msw (2 or 3) handlers for `setupServer(...sandbox.handlers)` (msw loaded on first access), answering
-   * `/v1/*` under `baseUrl` and `liveBaseUrl` only: `mswHandlers()` with the defaults.
-   */
-  readonly handlers: SandboxHandlers;
-  /** msw (2 or 3) handlers; `{ anyHost: true }` answers `/v1/*` on every origin (as the live host only on `liveBaseUrl`). */
-  mswHandlers(options?: MswHandlerOptions): SandboxHandlers;
   /** Serves the simulator on loopback with node:http, as the sandbox host or the simulated production host. */
   listen(options?: SandboxListenOptions): Promise<SandboxServer>;
   /** Seed and inspect state. */
@@ -269,7 +261,7 @@ function webhooksOf(options: SandboxOptions, merchantId: string, clock: SandboxC
 /** `sandbox.client()`: the sandbox key on the sandbox host, or the live key on the production host. */
 function clientOf(
   keys: KeyRing,
-  targets: MswTargets,
+  targets: Pick<Sandbox, 'baseUrl' | 'liveBaseUrl'>,
   sandboxFetch: (input: string, init: RequestInit) => Promise<Response>,
   opts: SandboxClientOptions,
 ): MerchantClient {
@@ -352,7 +344,6 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const emit = webhooks.auto.bind(webhooks);
   clock.onChange(() => sweep(store, clock.now(), emit));
   const state = createState(store, () => clock.now(), emit);
-  let handlers: SandboxHandlers | undefined;
   const targets = { baseUrl: options.baseUrl ?? SANDBOX_BASE_URL, liveBaseUrl: options.liveBaseUrl ?? LIVE_BASE_URL };
   const sandboxFetch = createSandboxFetch(handle, targets.liveBaseUrl);
   if (seed) applySeed(state, seed);
@@ -367,11 +358,6 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...targets,
     merchantId,
     handle,
-    get handlers() {
-      handlers ??= createMswHandlers(handle, targets);
-      return handlers;
-    },
-    mswHandlers: (opts) => createMswHandlers(handle, targets, opts),
     listen: ({ environment = 'sandbox', ...opts } = {}) => listen((req) => handle({ environment, ...req }), opts),
     state,
     faults,

@@ -7,6 +7,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isApiError, isLooseObject, type MerchantClient } from '../../src/index.js';
 import { createSandbox, type Sandbox } from '../../src/testing/index.js';
+import { mswHandlers } from '../../src/testing/msw.js';
 import { createWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
 
 // The code under test: a function of your application.
@@ -22,7 +23,7 @@ let client: MerchantClient;
 beforeAll(() => msw.listen({ onUnhandledRequest: 'error' }));
 beforeEach(() => {
   sandbox = createSandbox(); // a fresh simulated service per test
-  msw.resetHandlers(...sandbox.handlers); // msw answers from this one
+  msw.resetHandlers(...mswHandlers(sandbox)); // msw answers from this one
   client = sandbox.client({ via: 'msw' }); // fetch transport: msw sees every call
 });
 afterEach(() => client.close());
@@ -77,7 +78,7 @@ describe('webhooks', () => {
     const hooks: Sandbox = createSandbox({
       webhooks: { transport: async (_url, req) => (await handler.handle(req.body, req.headers)).status },
     });
-    msw.resetHandlers(...hooks.handlers);
+    msw.resetHandlers(...mswHandlers(hooks));
     const hooked = hooks.client({ via: 'msw' });
     hooks.webhooks.register('https://merchant.example/webhooks'); // events are emitted while a receiver is registered
 

@@ -2,7 +2,7 @@
  * Shared plumbing of the integration suites: one "world" (a fresh simulator plus an SDK client
  * wired to it) per test, in either of the two modes the testing kit supports.
  *
- * - `msw`: `setupServer(...sandbox.handlers)` with `onUnhandledRequest: 'error'`, and
+ * - `msw`: `setupServer(...mswHandlers(sandbox))` with `onUnhandledRequest: 'error'`, and
  *   `sandbox.client({ via: 'msw' })` (the fetch transport through the global, patched `fetch`).
  *   The msw server is per process, so each world swaps in its own sandbox's handlers.
  * - `server`: `sandbox.listen()` on loopback and a plain `new MerchantClient({ baseUrl })` on the
@@ -16,6 +16,7 @@ import type { SetupServer } from 'msw/node';
 import { expect } from 'vitest';
 import { MerchantClient, type MerchantClientOptions } from '../../src/index.js';
 import { createSandbox, type RecordedRequest, type Sandbox, type SandboxOptions, type SandboxServer } from '../../src/testing/index.js';
+import { mswHandlers } from '../../src/testing/msw.js';
 
 /** The two ways a suite reaches the simulator. */
 type ModeName = 'msw' | 'server';
@@ -56,7 +57,7 @@ export function mswMode(msw: SetupServer): Mode {
     name: 'msw',
     async open(options = {}) {
       const sandbox = createSandbox(options.sandbox);
-      msw.resetHandlers(...sandbox.handlers);
+      msw.resetHandlers(...mswHandlers(sandbox));
       const start = seen;
       const clients: MerchantClient[] = [];
       const newClient = (o: Partial<MerchantClientOptions> = {}): MerchantClient => {

@@ -2,10 +2,11 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError, MerchantClient } from '../../src/index.js';
 import { createSandbox, SANDBOX_BASE_URL } from '../../src/testing/index.js';
+import { mswHandlers } from '../../src/testing/msw.js';
 
 // msw sees the global fetch (and node:http), not undici's own request API (msw issue 2165).
 const mocked = createSandbox();
-const msw = setupServer(...mocked.handlers);
+const msw = setupServer(...mswHandlers(mocked));
 
 beforeAll(() => msw.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => mocked.resetRequests());

@@ -2,10 +2,11 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, LIVE_BASE_URL, SANDBOX_BASE_URL } from '../../src/testing/index.js';
+import { mswHandlers } from '../../src/testing/msw.js';
 import { TestClient, exchangeHeaders, viaFetch } from './harness.js';
 
 const sb = createSandbox();
-const server = setupServer(...sb.handlers);
+const server = setupServer(...mswHandlers(sb));
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => server.resetHandlers());
@@ -43,9 +44,9 @@ describe('msw mode', () => {
     expect(sb.requests).toHaveLength(0);
   });
 
-  it('with mswHandlers({ anyHost: true }), answers /v1 on any origin', async () => {
+  it('with mswHandlers(sandbox, { anyHost: true }), answers /v1 on any origin', async () => {
     const any = createSandbox();
-    server.use(...any.mswHandlers({ anyHost: true }));
+    server.use(...mswHandlers(any, { anyHost: true }));
     const c = new TestClient(any, viaFetch('https://other-origin.example.test'));
     expect((await c.call('GET', '/v1/assets')).status).toBe(200);
     expect(any.requests.map((r) => r.path)).toEqual(['/v1/connect/token', '/v1/assets']);
