@@ -19,7 +19,7 @@
  *  8. A TypeScript consumer type-checks under `moduleResolution` `node16` (an `.mts` and a
  *     `.cts` file) and `bundler`, with the root's TypeScript, including `@ts-expect-error` lines
  *     that prove the types are real (a number amount, a member-scoped call without a member);
- *     the main entry type-checks without `@types/node` (`types: []`, as on Bun, Deno, workerd),
+ *     the main and webhooks entries type-check without `@types/node` (`types: []`, as on Bun, Deno, workerd),
  *     and the testing entry without msw installed (msw's types are needed by `/testing/msw` only).
  *
  * Exits non-zero on the first failure, printing the failing command's output. `--keep` leaves
@@ -282,6 +282,16 @@ export async function requestsAfterListen(sandbox: Sandbox = createSandbox()): P
 
 function mainOnlyTs(): string {
   return `import { MerchantClient, isApiError, type MerchantClientOptions, type WithdrawalOrder } from 'merchant-stablecoin';
+import { createWebhookHandler, type WebhookEvent } from 'merchant-stablecoin/webhooks';
+
+// A worker-style receiver: the framework-neutral form, no node:http types.
+const receiver = createWebhookHandler({ verify: () => true, onEvent: (event: WebhookEvent) => {
+  void event;
+} });
+export async function receive(request: Request): Promise<Response> {
+  const out = await receiver.handle(new Uint8Array(await request.arrayBuffer()), request.headers);
+  return new Response(JSON.stringify(out.body), { status: out.status });
+}
 
 const options: MerchantClientOptions = { baseUrl: 'https://api.example', clientId: 'c', apiKey: 'k', signingKey: 's' };
 export async function debit(client = new MerchantClient(options)): Promise<WithdrawalOrder | undefined> {
@@ -441,7 +451,7 @@ async function main(): Promise<void> {
       await must(process.execPath, [TSC, '-p', 'tsconfig.testing.json'], { cwd: consumer });
     });
 
-    await step('TypeScript declarations of the main entry without @types/node (types: []), skipLibCheck off', async () => {
+    await step('TypeScript declarations of the main and webhooks entries without @types/node (types: []), skipLibCheck off', async () => {
       writeFileSync(join(consumer, 'main-only.mts'), mainOnlyTs());
       tsconfig('tsconfig.no-node.json', { module: 'node16', moduleResolution: 'node16', skipLibCheck: false, types: [] }, [
         'main-only.mts',

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidArgumentError } from '../core/errors.js';
 import { log, type Logger } from '../core/logger.js';
 import { createDeliveryCounter, type TelemetryOptions } from '../core/otel.js';
@@ -8,6 +7,7 @@ import type { WebhookEvent } from './events.js';
 import { normalizeHeaders, type WebhookHeaderMap, type WebhookHeaders } from './headers.js';
 import { MemoryEventStore } from './memory-event-store.js';
 import { createNodeListener } from './node-listener.js';
+import type { NodeRequestLike, NodeResponseLike } from './node-types.js';
 import { receiveEvent } from './parse.js';
 import { toRawBytes } from './raw-body.js';
 import { respond, type WebhookResponse } from './responses.js';
@@ -95,7 +95,7 @@ export interface WebhookHandlerOptions {
  */
 export interface WebhookHandler {
   /** `node:http` request listener: reads the raw body (size-capped) and answers. */
-  (req: IncomingMessage, res: ServerResponse): void;
+  (req: NodeRequestLike, res: NodeResponseLike): void;
   /**
    * Framework-neutral form: give the raw body and headers, send back `status` and `body` (as
    * JSON). Never rejects.

@@ -55,6 +55,7 @@ export {
   type WebhookEventContext,
   type WebhookVerifier,
 } from './handler.js';
+export type { NodeRequestLike, NodeResponseLike } from './node-types.js';
 export { OUTCOME_STATUS, type WebhookOutcome, type WebhookResponse, type WebhookResponseBody } from './responses.js';
 export {
   StatusTracker,

@@ -1,7 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { log, type Logger } from '../core/logger.js';
 import { WebhookParseError } from './errors.js';
 import type { WebhookHeaders } from './headers.js';
+import type { NodeRequestLike, NodeResponseLike } from './node-types.js';
 import { readBody, type BodyLimits } from './read-body.js';
 import { respond, type WebhookResponse } from './responses.js';
 
@@ -17,7 +17,7 @@ export function createNodeListener(
   handle: HandleDelivery,
   limits: BodyLimits,
   logger: Logger | undefined,
-): (req: IncomingMessage, res: ServerResponse) => void {
+): (req: NodeRequestLike, res: NodeResponseLike) => void {
   return (req, res) => {
     void serve(req, res).catch((err: unknown) => {
       log(logger, 'error', `webhooks: could not answer a delivery: ${err instanceof Error ? err.message : String(err)}`);
@@ -26,7 +26,7 @@ export function createNodeListener(
     });
   };
 
-  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function serve(req: NodeRequestLike, res: NodeResponseLike): Promise<void> {
     const startedAt = Date.now();
     if (req.method !== 'POST') {
       req.resume();
@@ -34,7 +34,7 @@ export function createNodeListener(
       return;
     }
     let raw: unknown;
-    const preRead = (req as IncomingMessage & { body?: unknown }).body;
+    const preRead = (req as NodeRequestLike & { body?: unknown }).body;
     if (preRead !== undefined || req.readableEnded) {
       raw = preRead;
     } else {
@@ -58,7 +58,7 @@ export function createNodeListener(
 
 const encoder = new TextEncoder();
 
-function write(res: ServerResponse, response: WebhookResponse, close = false): void {
+function write(res: NodeResponseLike, response: WebhookResponse, close = false): void {
   if (res.headersSent || res.writableEnded) return;
   const body = encoder.encode(JSON.stringify(response.body));
   res.writeHead(response.status, {

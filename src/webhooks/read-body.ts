@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { NodeRequestLike } from './node-types.js';
 import { WebhookParseError } from './errors.js';
 
 /** Bounds of one body read. */
@@ -16,7 +16,7 @@ export interface BodyLimits {
  *
  * @throws WebhookParseError with reason `body_too_large` or `body_timeout`.
  */
-export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Uint8Array> {
+export function readBody(req: NodeRequestLike, limits: BodyLimits): Promise<Uint8Array> {
   const maxBytes = limits.maxBodyBytes;
   const tooLarge = (): WebhookParseError => new WebhookParseError('body_too_large', `The webhook body exceeds ${maxBytes} bytes.`);
   const declared = Number(req.headers['content-length']);
