@@ -51,8 +51,12 @@ export class ResponseTooLargeError extends Error {
 /** Rejection of an attempt that failed before any byte of it could leave the client (connection refused). */
 export class AttemptNotSentError extends Error {
   override name = 'AttemptNotSentError';
+  /** The socket error's code (`ECONNREFUSED`): the caller reads it as `err.cause.code`. */
+  readonly code: string | undefined;
   constructor(cause: unknown) {
     super(cause instanceof Error ? cause.message : String(cause), { cause });
+    const code = (cause as { code?: unknown } | undefined)?.code;
+    this.code = typeof code === 'string' ? code : undefined;
   }
 }
 

@@ -1,0 +1,188 @@
+/**
+ * How each kind of failed attempt reaches the caller, over a loopback socket: the label and retry
+ * class of the `retrying` log line, the error class and message, the cause, and the call state
+ * (status, request id, key). Mutation testing showed these could change without a failing test.
+ */
+import { createServer } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  AbortError,
+  AcceptedButUnreadableError,
+  ConnectionError,
+  MalformedResponseError,
+  RedirectRefusedError,
+  ResponseValidationError,
+  type LogFields,
+  type MerchantClient,
+  type MerchantClientOptions,
+} from '../../src/index.js';
+import { wireClient } from '../helpers/client.js';
+import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
+
+const WITHDRAWAL = { asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9' } as const;
+const ORDER = { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '25.50', ledger_scale: 6, to_address: 'TQ7x1Vb9' };
+
+let server: WireServer;
+const clients: MerchantClient[] = [];
+const retries: LogFields[] = [];
+function client(options: Partial<MerchantClientOptions> = {}, url = server.url): MerchantClient {
+  const c = wireClient(url, {
+    logger: { warn: (message, fields) => void (message === 'retrying' && fields && retries.push(fields)) },
+    ...options,
+  });
+  clients.push(c);
+  return c;
+}
+const failure = (p: PromiseLike<unknown>): Promise<unknown> =>
+  Promise.resolve(p).then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e: unknown) => e,
+  );
+const keysSent = (): string[] =>
+  server
+    .calls()
+    .filter((c) => c.url === '/v1/withdrawals')
+    .map((c) => c.headers['x-idempotency-key']!);
+
+beforeEach(async () => {
+  retries.length = 0;
+  server = await startWireServer();
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await server.close();
+});
+
+describe('the retrying line names the failure and its retry class', () => {
+  it.each([
+    [
+      'a non-JSON 502 (a proxy page)',
+      { status: 502, headers: { 'content-type': 'text/html' }, body: '<html>bad gateway</html>' },
+      'malformed_502',
+    ],
+    ['a 500 api_error', apiError(500, 'api_error'), 'api_error'],
+    ['a reset after the request was sent', { reset: true }, 'connection'],
+  ])('%s: retried with the same key, logged as %s / same_key', async (_name, first, label) => {
+    server.on('POST', '/v1/withdrawals', [first, { status: 201, body: ORDER }]);
+    const order = await client().member('m-1').withdrawals.create(WITHDRAWAL);
+    expect(order.id).toBe('wdr_1');
+    expect(retries).toHaveLength(1);
+    expect(retries[0]).toMatchObject({ reason: label, retryClass: 'same_key', attempt: 1 });
+    const keys = keysSent();
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
+  it('an attempt that timed out after sending: timeout / same_key', async () => {
+    server.on('POST', '/v1/withdrawals', [{ delayMs: 60_000 }, { status: 201, body: ORDER }]);
+    const order = await client({ timeoutMs: 1_000 }).member('m-1').withdrawals.create(WITHDRAWAL);
+    expect(order.id).toBe('wdr_1');
+    expect(retries[0]).toMatchObject({ reason: 'timeout', retryClass: 'same_key' });
+  });
+
+  it('a refused connection: connection / not_sent, and the error keeps the socket code', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const err = await failure(client({ maxRetries: 1 }, `http://127.0.0.1:${port}`).member('m-1').withdrawals.create(WITHDRAWAL));
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(retries).toHaveLength(1);
+    expect(retries[0]).toMatchObject({ reason: 'connection', retryClass: 'not_sent' });
+    const e = err as ConnectionError;
+    expect(e.call?.sent).toBe('no');
+    // The token exchange is the step that met the closed port; the message says so, and what it
+    // means for the withdrawal.
+    expect(e.message).toMatch(
+      /^Connection to the service failed \(POST \/v1\/connect\/token\): connect ECONNREFUSED [\d.:]+ \(during POST \/v1\/withdrawals: nothing reached the service: calling again is safe\)$/,
+    );
+    // The cause is a copy of the socket error: its code stays readable (and enumerable).
+    const cause = e.cause as Error & { code?: string };
+    expect(cause).toBeInstanceOf(Error);
+    expect(Object.keys(cause)).toContain('code');
+    expect(cause.code).toBe('ECONNREFUSED');
+  });
+});
+
+describe('errors of a response the SDK refuses to read', () => {
+  it('a redirect: RedirectRefusedError with the status, the Location origin only, and the call key', async () => {
+    server.on('POST', '/v1/withdrawals', { status: 307, headers: { location: 'https://elsewhere.example/v1/withdrawals?token=x' } });
+    const err = await failure(client().member('m-1').withdrawals.create(WITHDRAWAL));
+    expect(err).toBeInstanceOf(RedirectRefusedError);
+    const e = err as RedirectRefusedError;
+    expect(e.message).toBe(
+      'The response was a redirect (HTTP 307) to https://elsewhere.example; the SDK never follows redirects. Check the base URL.',
+    );
+    expect(e.status).toBe(307);
+    expect(e.locationOrigin).toBe('https://elsewhere.example');
+    expect(e.call?.status).toBe(307);
+    expect(e.idempotencyKey).toBe(keysSent()[0]);
+    expect(keysSent()).toHaveLength(1);
+  });
+
+  it('a redirect without Location says so without an origin', async () => {
+    server.on('POST', '/v1/withdrawals', { status: 308 });
+    const err = (await failure(client().member('m-1').withdrawals.create(WITHDRAWAL))) as RedirectRefusedError;
+    expect(err.message).toBe('The response was a redirect (HTTP 308); the SDK never follows redirects. Check the base URL.');
+    expect(err.locationOrigin).toBeUndefined();
+  });
+
+  it('a 2xx body over maxResponseBytes: accepted, with the request id, never retried', async () => {
+    server.on('POST', '/v1/withdrawals', { status: 201, headers: { 'x-request-id': 'req_big' }, body: { ...ORDER, pad: 'x'.repeat(500) } });
+    const err = await failure(client({ maxResponseBytes: 128 }).member('m-1').withdrawals.create(WITHDRAWAL));
+    expect(err).toBeInstanceOf(AcceptedButUnreadableError);
+    const e = err as AcceptedButUnreadableError;
+    expect(e.message).toMatch(/^HTTP 201: the call was accepted\. Response body exceeds 128 bytes \(POST \/v1\/withdrawals\)\./);
+    expect(e.status).toBe(201);
+    expect(e.requestId).toBe('req_big');
+    expect(e.call).toMatchObject({ status: 201, requestId: 'req_big', sent: 'yes' });
+    expect(keysSent()).toHaveLength(1);
+  });
+
+  it('a 5xx body over maxResponseBytes: malformed, carries the key, and is retried with it', async () => {
+    server.on('POST', '/v1/withdrawals', { status: 502, headers: { 'x-request-id': 'req_5xx' }, body: 'y'.repeat(500) });
+    const err = await failure(client({ maxResponseBytes: 128, maxRetries: 1 }).member('m-1').withdrawals.create(WITHDRAWAL));
+    expect(err).toBeInstanceOf(MalformedResponseError);
+    const e = err as MalformedResponseError;
+    expect(e.status).toBe(502);
+    expect(e.message).toMatch(/^Response body exceeds 128 bytes \(POST \/v1\/withdrawals\)\./);
+    expect(e.call).toMatchObject({ status: 502, requestId: 'req_5xx' });
+    const keys = keysSent();
+    expect(keys).toHaveLength(2);
+    expect(e.idempotencyKey).toBe(keys[0]);
+    expect(keys[1]).toBe(keys[0]);
+    expect(retries[0]).toMatchObject({ reason: 'malformed_502', retryClass: 'same_key' });
+  });
+});
+
+describe('an aborted call', () => {
+  it("has the signal's reason as its cause", async () => {
+    const controller = new AbortController();
+    const reason = new Error('shutting down');
+    server.on('POST', '/v1/withdrawals', () => {
+      controller.abort(reason);
+      return new Promise(() => undefined);
+    });
+    const err = await failure(client().member('m-1').withdrawals.create(WITHDRAWAL, { signal: controller.signal }));
+    expect(err).toBeInstanceOf(AbortError);
+    expect((err as AbortError).cause).toBe(reason);
+    expect((err as AbortError).idempotencyKey).toBe(keysSent()[0]);
+  });
+});
+
+describe('a 2xx that does not match the documented shape says what it received', () => {
+  it.each([
+    ['an array for the object', [ORDER], '(root): Invalid input: expected object, received array'],
+    ['null for a string', { ...ORDER, id: null }, 'id: Invalid input: expected string, received null'],
+    ['a number for a string', { ...ORDER, id: 7 }, 'id: Invalid input: expected string, received number'],
+  ])('%s', async (_name, body, issue) => {
+    server.on('POST', '/v1/withdrawals', { status: 201, headers: { 'x-request-id': 'req_shape' }, body });
+    const err = (await failure(client().member('m-1').withdrawals.create(WITHDRAWAL))) as ResponseValidationError;
+    expect(err).toBeInstanceOf(ResponseValidationError);
+    expect(err.message).toBe(
+      `The call was accepted (HTTP 201, request_id req_shape), but the response of member.withdrawals.create does not match the documented shape: ${issue}`,
+    );
+  });
+});
