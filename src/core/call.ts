@@ -71,11 +71,11 @@ function checkExtraHeaders(headers: Readonly<Record<string, string>> | undefined
   }
 }
 
-/** The string values of a body's secret top-level fields. */
+/** The string values of a body's secret top-level fields (the redactor ignores values too short to mask). */
 function secretValues(fields: readonly string[] | undefined, body: unknown): string[] {
   if (fields === undefined || typeof body !== 'object' || body === null) return [];
   const record = body as Record<string, unknown>;
-  return fields.map((f) => record[f]).filter((v): v is string => typeof v === 'string' && v !== '');
+  return fields.map((f) => record[f]).filter((v): v is string => typeof v === 'string');
 }
 
 /** Serialises a JSON body once, to the bytes that are hashed, signed and sent. */

@@ -273,6 +273,17 @@ describe('errors raised before sending', () => {
     expect(err.message).toMatch(/restarted from its first page/);
   });
 
+  it('PaginationRestartError built without an endpoint (by a caller) says "The list"', () => {
+    const err = new PaginationRestartError('c9');
+    expect(err.message).toBe(
+      'The list restarted from its first page (the cursor expired or could not be decoded); stopping instead of yielding duplicates. Start a new iteration.',
+    );
+    expect(err).toMatchObject({ cursor: 'c9', endpoint: undefined, name: 'PaginationRestartError' });
+    expect(new PaginationRestartError(null, 'GET /v1/reports').message).toMatch(
+      /^The list GET \/v1\/reports restarted from its first page/,
+    );
+  });
+
   it('PaginationStalledError (a MerchantSdkError): a list claiming more pages without a cursor stops', async () => {
     server.on('GET', '/v1/assets', { body: { data: [{ id: 'a' }], next_cursor: null, has_more: true } });
     const err = await failure(client.assets.list().collect(10));

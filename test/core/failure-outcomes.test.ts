@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   AbortError,
   AcceptedButUnreadableError,
+  CallInterruptedError,
   ConnectionError,
   MalformedResponseError,
   RedirectRefusedError,
@@ -15,9 +16,10 @@ import {
   type LogFields,
   type MerchantClient,
   type MerchantClientOptions,
+  type RequestLimiter,
 } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
-import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
+import { API_KEY, apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 
 const WITHDRAWAL = { asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9' } as const;
 const ORDER = { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '25.50', ledger_scale: 6, to_address: 'TQ7x1Vb9' };
@@ -184,5 +186,37 @@ describe('a 2xx that does not match the documented shape says what it received',
     expect(err.message).toBe(
       `The call was accepted (HTTP 201, request_id req_shape), but the response of member.withdrawals.create does not match the documented shape: ${issue}`,
     );
+  });
+});
+
+describe('a step other than the attempt fails (a limiter): CallInterruptedError', () => {
+  it('names the step failure, masks secrets in it, keeps its code, and says nothing was sent', async () => {
+    const refusal = Object.assign(new Error(`quota store refused key ${API_KEY}`), { code: 'EQUOTA' });
+    const limiter: RequestLimiter = {
+      acquire: () => Promise.reject(refusal),
+    };
+    const err = (await failure(client({ limiter }).member('m-1').withdrawals.create(WITHDRAWAL))) as CallInterruptedError;
+    expect(err).toBeInstanceOf(CallInterruptedError);
+    expect(err.name).toBe('CallInterruptedError');
+    expect(err.message).toBe(
+      'A step of the call failed: quota store refused key [redacted] (during POST /v1/withdrawals: nothing reached the service: calling again is safe)',
+    );
+    const cause = err.cause as Error & { code?: string };
+    expect(cause.message).toBe('quota store refused key [redacted]');
+    expect(cause.stack).not.toContain(API_KEY);
+    expect(cause.code).toBe('EQUOTA');
+    expect(err.call).toMatchObject({ sent: 'no', attempts: 0 });
+    expect(keysSent()).toHaveLength(0);
+  });
+
+  it('a limiter that rejects with a string: the string, masked, is the message and the cause', async () => {
+    const limiter: RequestLimiter = {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a foreign limiter may do this
+      acquire: () => Promise.reject(`down for ${API_KEY}`),
+    };
+    const err = (await failure(client({ limiter }).member('m-1').withdrawals.create(WITHDRAWAL))) as CallInterruptedError;
+    expect(err).toBeInstanceOf(CallInterruptedError);
+    expect(err.message).toMatch(/^A step of the call failed: down for \[redacted\] \(during POST \/v1\/withdrawals: /);
+    expect(err.cause).toBe('down for [redacted]');
   });
 });
