@@ -79,7 +79,7 @@ describe('the retrying line names the failure and its retry class', () => {
 
   it('an attempt that timed out after sending: timeout / same_key', async () => {
     server.on('POST', '/v1/withdrawals', [{ delayMs: 60_000 }, { status: 201, body: ORDER }]);
-    const order = await client({ timeoutMs: 1_000 }).member('m-1').withdrawals.create(WITHDRAWAL);
+    const order = await client({ timeoutMs: 3_000 }).member('m-1').withdrawals.create(WITHDRAWAL);
     expect(order.id).toBe('wdr_1');
     expect(retries[0]).toMatchObject({ reason: 'timeout', retryClass: 'same_key' });
   });
