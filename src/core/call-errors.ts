@@ -105,9 +105,9 @@ export function transportFailure(err: Error, sent: boolean): AttemptFailure {
   return { kind: 'connection', sent };
 }
 
-/** Whether an attempt that failed may have reached the service. */
+/** Whether an attempt that failed may have reached the service: a response of any kind did. */
 export function reached(f: AttemptFailure): boolean {
-  return f.kind === 'malformed' || f.kind === 'api' || f.sent;
+  return f.kind === 'connection' || f.kind === 'timeout' ? f.sent : true;
 }
 
 /** The retry class a retried failure belongs to (a transport failure retries like `api_error`). */

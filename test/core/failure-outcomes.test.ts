@@ -3,13 +3,15 @@
  * class of the `retrying` log line, the error class and message, the cause, and the call state
  * (status, request id, key). Mutation testing showed these could change without a failing test.
  */
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   AbortError,
   AcceptedButUnreadableError,
   CallInterruptedError,
   ConnectionError,
+  InvalidArgumentError,
   MalformedResponseError,
   RedirectRefusedError,
   ResponseValidationError,
@@ -218,5 +220,51 @@ describe('a step other than the attempt fails (a limiter): CallInterruptedError'
     expect(err).toBeInstanceOf(CallInterruptedError);
     expect(err.message).toMatch(/^A step of the call failed: down for \[redacted\] \(during POST \/v1\/withdrawals: /);
     expect(err.cause).toBe('down for [redacted]');
+  });
+});
+
+describe('an answer without a request id', () => {
+  it('the accepted-but-unreadable message leaves the request id out', async () => {
+    // No x-request-id on any answer, the token exchange's included.
+    const bare = createHttpServer((req, res) => {
+      if (req.url === '/v1/connect/token') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({ auth_token: 'tok_bare', expired_at: Math.floor(Date.now() / 1000) + 1800, token_type: 'Bearer', scopes: [] }),
+        );
+        return;
+      }
+      res.writeHead(201, { 'content-type': 'text/plain' });
+      res.end('created');
+    });
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = bare.address() as AddressInfo;
+      const err = await failure(client({}, `http://127.0.0.1:${port}`).request({ method: 'GET', path: '/v1/anything' }));
+      expect(err).toBeInstanceOf(AcceptedButUnreadableError);
+      expect((err as Error).message).toBe('The call was accepted (HTTP 201), but its body is not JSON.');
+      expect((err as AcceptedButUnreadableError).requestId).toBeUndefined();
+    } finally {
+      await new Promise<void>((resolve) => bare.close(() => resolve()));
+    }
+  });
+});
+
+describe('refused before anything is sent', () => {
+  it('a body JSON cannot express, a header with a control character, an idempotency key that is not a string', async () => {
+    const c = client();
+    // Thrown or rejected, the caller sees the same error.
+    const refusal = (call: () => PromiseLike<unknown>): Promise<unknown> => failure(Promise.resolve().then(call));
+    const body = await refusal(() => c.request({ method: 'POST', path: '/v1/anything', body: Symbol('not json') }));
+    expect(body).toBeInstanceOf(InvalidArgumentError);
+    expect((body as Error).message).toBe('body: must be JSON-serialisable.');
+    const header = await refusal(() => c.request({ method: 'GET', path: '/v1/assets', options: { headers: { 'x-trace': 'a\nb' } } }));
+    expect((header as Error).message).toBe('headers: x-trace must not contain control characters.');
+    const uuid = '123e4567-e89b-42d3-a456-426614174000';
+    // A String object prints like the key but is not one.
+    const key = await refusal(() => c.member('m-1').withdrawals.create(WITHDRAWAL, { idempotencyKey: Object(uuid) as string }));
+    expect(key).toBeInstanceOf(InvalidArgumentError);
+    expect((key as InvalidArgumentError).argument).toBe('idempotencyKey');
+    expect(server.requests).toHaveLength(0);
   });
 });

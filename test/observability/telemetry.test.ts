@@ -150,6 +150,55 @@ describe('a retried call', () => {
   });
 });
 
+describe('each failed attempt says whether it may have reached the service', () => {
+  it('a body over the size cap and a reset after sending: sent true; a refused connection: sent false', async () => {
+    server.on('POST', '/v1/withdrawals', [{ status: 502, body: 'y'.repeat(600) }, { reset: true }, { status: 201, body: ORDER }]);
+    await client.close();
+    client = traced({ maxRetries: 3, maxResponseBytes: 400 });
+    await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
+    const [span] = byName('withdrawals.create');
+    const failed = span!.events.filter((e) => e.name === 'attempt' && e.attributes!['sent'] !== undefined);
+    expect(failed.map((e) => e.attributes!['sent'])).toEqual([true, true]);
+
+    // Nothing listens on the port: the token exchange's attempts never left the client.
+    const closed = await startWireServer();
+    const url = closed.url;
+    await closed.close();
+    const refused = wireClient(url, { telemetry: { api: otel }, maxRetries: 1 });
+    try {
+      await expect(refused.member(MEMBER).withdrawals.create(WITHDRAWAL)).rejects.toThrow(/ECONNREFUSED/);
+    } finally {
+      await refused.close();
+    }
+    const token = byName('connect.token').at(-1)!;
+    const tokenAttempts = token.events.filter((e) => e.name === 'attempt');
+    expect(tokenAttempts.map((e) => e.attributes!['sent'])).toEqual([false, false]);
+  });
+});
+
+describe('a 429 on a call that gives up', () => {
+  it('still pauses its bucket for the others (by status or by code), and a 503 with Retry-After does not', async () => {
+    await client.close();
+    client = traced({ maxRetries: 0 });
+    const rateLimited = {
+      status: 429,
+      headers: { 'retry-after': '0' },
+      body: { error: { code: 'rate_limited', message: 'slow', retry_after: 0 } },
+    };
+    const byStatusOnly = { status: 429, headers: { 'retry-after': '0' }, body: { type: 'api_error', code: 'too_many', message: 'slow' } };
+    server.on('POST', '/v1/withdrawals', [
+      rateLimited,
+      byStatusOnly,
+      { ...apiError(503, 'service_unavailable'), headers: { 'retry-after': '0' } },
+    ]);
+    const before = await count('rate_limit.pauses', { bucket: 'orders' });
+    for (let i = 0; i < 3; i++) await expect(client.member(MEMBER).withdrawals.create(WITHDRAWAL)).rejects.toThrow();
+    const pauses = byName('withdrawals.create').map((s) => s.events.filter((e) => e.name === 'rate_limit.pause').length);
+    expect(pauses).toEqual([1, 1, 0]);
+    expect(await count('rate_limit.pauses', { bucket: 'orders' })).toBe(before + 2);
+  });
+});
+
 describe('a 429 pause', () => {
   it('is a rate_limit.pause event with its bucket, and the pauses counter moves for that bucket', async () => {
     server.on('POST', '/v1/withdrawals', [
