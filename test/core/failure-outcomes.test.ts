@@ -4,7 +4,7 @@
  * (status, request id, key). Mutation testing showed these could change without a failing test.
  */
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   AbortError,
@@ -20,8 +20,8 @@ import {
   type MerchantClientOptions,
   type RequestLimiter,
 } from '../../src/index.js';
-import { wireClient } from '../helpers/client.js';
-import { API_KEY, apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
+import { failure, wireClient } from '../helpers/client.js';
+import { API_KEY, apiError, idempotencyKeysOn, startWireServer, type WireServer } from '../helpers/wire-server.js';
 
 const WITHDRAWAL = { asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9' } as const;
 const ORDER = { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '25.50', ledger_scale: 6, to_address: 'TQ7x1Vb9' };
@@ -37,18 +37,7 @@ function client(options: Partial<MerchantClientOptions> = {}, url = server.url):
   clients.push(c);
   return c;
 }
-const failure = (p: PromiseLike<unknown>): Promise<unknown> =>
-  Promise.resolve(p).then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  );
-const keysSent = (): string[] =>
-  server
-    .calls()
-    .filter((c) => c.url === '/v1/withdrawals')
-    .map((c) => c.headers['x-idempotency-key']!);
+const keysSent = (): string[] => idempotencyKeysOn(server, '/v1/withdrawals');
 
 beforeEach(async () => {
   retries.length = 0;
@@ -87,11 +76,10 @@ describe('the retrying line names the failure and its retry class', () => {
   });
 
   it('a refused connection: connection / not_sent, and the error keeps the socket code', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as { port: number };
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const err = await failure(client({ maxRetries: 1 }, `http://127.0.0.1:${port}`).member('m-1').withdrawals.create(WITHDRAWAL));
+    // A port nothing listens on any more.
+    const closed = await startWireServer();
+    await closed.close();
+    const err = await failure(client({ maxRetries: 1 }, closed.url).member('m-1').withdrawals.create(WITHDRAWAL));
     expect(err).toBeInstanceOf(ConnectionError);
     expect(retries).toHaveLength(1);
     expect(retries[0]).toMatchObject({ reason: 'connection', retryClass: 'not_sent' });

@@ -12,3 +12,13 @@ export function wireClient(url: string, options: Partial<MerchantClientOptions> 
     ...options,
   });
 }
+
+/** What a call that must fail rejected with; a call that succeeds fails the test. */
+export function failure(call: PromiseLike<unknown>): Promise<unknown> {
+  return Promise.resolve(call).then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e: unknown) => e,
+  );
+}

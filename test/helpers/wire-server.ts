@@ -167,3 +167,11 @@ export function apiError(status: number, code: string, extra: Record<string, unk
   };
   return { status, body: { type: types[status] ?? 'api_error', code, message: `${code} happened`, request_id: `req_${code}`, ...extra } };
 }
+
+/** The idempotency keys the server received on `url` (path with query, as sent), in order. */
+export function idempotencyKeysOn(server: WireServer, url: string): string[] {
+  return server
+    .calls()
+    .filter((c) => c.url === url)
+    .map((c) => c.headers['x-idempotency-key']!);
+}

@@ -23,8 +23,8 @@ import {
   type MerchantClientOptions,
   type RequestLimiter,
 } from '../../src/index.js';
-import { wireClient } from '../helpers/client.js';
-import { API_KEY, SIGNING_KEY, apiError, startWireServer, type Reply, type WireServer } from '../helpers/wire-server.js';
+import { failure, wireClient } from '../helpers/client.js';
+import { API_KEY, SIGNING_KEY, apiError, idempotencyKeysOn, startWireServer, type Reply, type WireServer } from '../helpers/wire-server.js';
 
 const WITHDRAWAL = { asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9' } as const;
 const ORDER = { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '25.50', ledger_scale: 6, to_address: 'TQ7x1Vb9' };
@@ -38,18 +38,7 @@ function client(options: Partial<MerchantClientOptions> = {}): MerchantClient {
   clients.push(c);
   return c;
 }
-const failure = (p: PromiseLike<unknown>): Promise<unknown> =>
-  Promise.resolve(p).then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  );
-const withdrawals = (): string[] =>
-  server
-    .calls()
-    .filter((c) => c.url === '/v1/withdrawals')
-    .map((c) => c.headers['x-idempotency-key']!);
+const withdrawals = (): string[] => idempotencyKeysOn(server, '/v1/withdrawals');
 
 beforeEach(async () => {
   server = await startWireServer();
