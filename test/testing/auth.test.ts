@@ -11,6 +11,8 @@ afterEach(async () => {
 describe('token exchange', () => {
   it('issues a 30-minute Bearer token over a real socket and counts exchanges', async () => {
     const sb = createSandbox();
+    // Frozen: the expiry is read against the clock after the answer, which could be a second later.
+    sb.clock.freeze();
     const srv = await sb.listen();
     servers.push(srv);
     const res = await fetch(`${srv.url}/v1/connect/token`, { method: 'POST', headers: exchangeHeaders(sb) });
