@@ -23,11 +23,12 @@ export function transportError(err: unknown, p: CallProgress, redactor: Redactor
   const what = `${call.method} ${stripQuery(call.path)}`;
   const cause = sanitize(err, p, redactor);
   if (signal?.aborted) return new AbortError(call.idempotencyKey, { cause: signal.reason });
-  if (err instanceof AttemptTimeoutError) {
-    return new TimeoutError(`No complete response within ${p.timeoutMs} ms (${what}).`, call.idempotencyKey, p.attempt, { cause });
-  }
+  // The deadline is the SDK's own: there is no foreign error to keep as a cause.
+  if (err instanceof AttemptTimeoutError)
+    return new TimeoutError(`No complete response within ${p.timeoutMs} ms (${what}).`, call.idempotencyKey, p.attempt);
   if (err instanceof RedirectError) {
-    if (err.status !== undefined) answered(p, err.status, undefined);
+    // A 3xx, even one a dispatcher followed (its status unseen here), is the service's answer.
+    answered(p, err.status, undefined);
     return new RedirectRefusedError(err.status, err.locationOrigin, call.idempotencyKey);
   }
   if (err instanceof ResponseTooLargeError) return tooLarge(err, p, redactor, what);
@@ -97,11 +98,14 @@ function stepNote(call: PreparedCall, state: CallState): string | undefined {
   return movesState(call) ? `during ${call.method} ${stripQuery(call.path)}: ${sentAdvice(state)}` : undefined;
 }
 
+const REDIRECT_FAILURE: AttemptFailure = { kind: 'malformed', status: 300 };
+
 /** What the retry policy sees of a transport failure. */
 export function transportFailure(err: Error, sent: boolean): AttemptFailure {
   if (err instanceof TimeoutError) return { kind: 'timeout', sent };
   if (err instanceof MalformedResponseError || err instanceof AcceptedButUnreadableError) return { kind: 'malformed', status: err.status };
-  if (err instanceof RedirectRefusedError) return { kind: 'malformed', status: err.status ?? 300 };
+  // Never retried, whatever its 3xx: only a 5xx malformed answer is (its status says which code it stands for).
+  if (err instanceof RedirectRefusedError) return REDIRECT_FAILURE;
   return { kind: 'connection', sent };
 }
 

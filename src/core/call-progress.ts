@@ -55,7 +55,7 @@ export function raiseSent(p: CallProgress, sent: CallSent): void {
 }
 
 /** The service answered an attempt: it reached the service. `requestId` must be redacted already. */
-export function answered(p: CallProgress, status: number, requestId: string | undefined): void {
+export function answered(p: CallProgress, status: number | undefined, requestId: string | undefined): void {
   raiseSent(p, 'yes');
   p.status = status;
   p.requestId = requestId;

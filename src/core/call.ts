@@ -71,11 +71,18 @@ function checkExtraHeaders(headers: Readonly<Record<string, string>> | undefined
   }
 }
 
-/** The string values of a body's secret top-level fields (the redactor ignores values too short to mask). */
+/**
+ * The values of a body's secret top-level fields as they go over the wire: a string, or a number's
+ * digits (a PIN sent as a number is as secret). The redactor ignores values too short to mask.
+ */
 function secretValues(fields: readonly string[] | undefined, body: unknown): string[] {
-  if (fields === undefined || typeof body !== 'object' || body === null) return [];
-  const record = body as Record<string, unknown>;
-  return fields.map((f) => record[f]).filter((v): v is string => typeof v === 'string');
+  if (fields === undefined) return [];
+  // Object(): any body (null, a string, an array) reads as an object whose fields may be absent.
+  const record = Object(body) as Record<string, unknown>;
+  return fields.flatMap((f) => {
+    const value = record[f];
+    return typeof value === 'string' || typeof value === 'number' ? [String(value)] : [];
+  });
 }
 
 /** Serialises a JSON body once, to the bytes that are hashed, signed and sent. */
@@ -92,7 +99,8 @@ function serialise(body: unknown): Uint8Array {
  */
 export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArgs, basePath: string, bucket?: CallBucket): PreparedCall {
   const options = args.options;
-  const member = endpoint.memberScoped || args.member !== undefined ? checkMemberId(args.member, 'member') : undefined;
+  // Only a member-scoped endpoint carries a member: the member view and `request({ onBehalfOf })` make theirs so.
+  const member = endpoint.memberScoped ? checkMemberId(args.member, 'member') : undefined;
   const filled = fillPath(endpoint.path, args.pathParams) + buildQuery(args.query);
   const body = args.body === undefined ? undefined : serialise(args.body);
   const signed = isSignedMethod(endpoint.method);
@@ -109,7 +117,7 @@ export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArg
     idempotencyKey: keyed ? resolveIdempotencyKey(options?.idempotencyKey) : undefined,
     member,
     bucket: bucket ?? bucketOf(endpoint.method, filled),
-    subKey: bucket === undefined ? subLimitOf(endpoint.method, filled, member) : undefined,
+    subKey: subLimitOf(endpoint.method, filled, member),
     extraHeaders: options?.headers,
     options,
     secrets: secretValues(endpoint.secretFields, args.body),

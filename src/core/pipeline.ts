@@ -35,11 +35,11 @@ export class Pipeline implements EndpointCaller {
     return new ApiPromiseImpl(this.#run(endpoint, args));
   }
 
-  list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T> = {}): PagePromise<T> {
+  list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T>): PagePromise<T> {
     return this.#pages(endpoint, args, (cursor) => this.#run(endpoint, this.#pageArgs(args, cursor)));
   }
 
-  looseList<T>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T> = {}): PagePromise<T, LoosePage<T>> {
+  looseList<T>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T>): PagePromise<T, LoosePage<T>> {
     return this.#pages(endpoint, args, (cursor) =>
       this.#run(endpoint, this.#pageArgs(args, cursor)).then((r) => ({ data: toLoosePage<T>(r.data), response: r.response })),
     );
@@ -50,9 +50,10 @@ export class Pipeline implements EndpointCaller {
   }
 
   #pages<T, P extends Page<T>>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T>, fetch: PageFetcher<T, P>): PagePromise<T, P> {
-    const start = args.query?.cursor;
+    const start = args.query.cursor;
     return new PageIterator<T, P>(fetch, {
-      start: typeof start === 'string' ? start : undefined,
+      // The cursor a caller starts from is sent as given (a number becomes its digits), never dropped.
+      start: start === undefined ? undefined : String(start),
       order: args.order,
       identity: args.identity,
       endpoint: `${endpoint.method} ${endpoint.path}`,

@@ -142,6 +142,8 @@ export interface PagePromise<T, P extends Page<T> = Page<T>> extends Promise<P &
 
 /** Extra behaviour for list calls. */
 export interface ListArgs<T> extends CallArgs {
+  /** Every list sends a query (its page size at least); `cursor` in it starts from that page. */
+  readonly query: Readonly<Record<string, QueryValue>>;
   /** Order check between consecutive items, for restart detection. */
   readonly order?: ListOrderCheck<T>;
   /** Stable identity of an item for restart detection (default: its string `id`); undefined for none. */
@@ -155,10 +157,10 @@ export interface EndpointCaller {
   /** Makes one call of an endpoint through the pipeline. */
   call<T>(endpoint: EndpointDescriptor<T>, args?: CallArgs): ApiPromise<T>;
   /** Makes a keyset-paginated list call of an endpoint whose response is a page. */
-  list<T>(endpoint: EndpointDescriptor<Page<T>>, args?: ListArgs<T>): PagePromise<T>;
+  list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T>): PagePromise<T>;
   /**
    * A list call of an endpoint whose shape the spec does not show: any JSON body is accepted and
    * turned into a {@link LoosePage} (its items validated by the descriptor's schema).
    */
-  looseList<T>(endpoint: EndpointDescriptor<unknown>, args?: ListArgs<T>): PagePromise<T, LoosePage<T>>;
+  looseList<T>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T>): PagePromise<T, LoosePage<T>>;
 }

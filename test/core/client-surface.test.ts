@@ -54,4 +54,23 @@ describe('the client on its own account', () => {
     for (const text of [(err as Error).message, String((err as Error).stack), inspect(err), JSON.stringify(err)])
       expect(text).not.toContain('739104');
   });
+
+  it('a secret field sent as a number is masked as its digits; one absent from the body masks nothing', async () => {
+    server = await startWireServer();
+    server.on('POST', '/v1/cards/card_1/pin', (req) => {
+      const { pin } = JSON.parse(req.body.toString() || 'null') ?? {};
+      return { status: 400, body: { code: 'invalid_request', message: `pin ${String(pin)} is not accepted` } };
+    });
+    client = wireClient(server.url);
+    const messageOf = (body: unknown): Promise<string> =>
+      client!.request({ method: 'POST', path: '/v1/cards/card_1/pin', body, secretFields: ['pin'] }).then(
+        () => 'resolved',
+        (e: unknown) => (e as Error).message,
+      );
+    expect(await messageOf({ pin: 739104 })).toMatch(/: pin \[redacted\] is not accepted/);
+    expect(JSON.parse(server.calls()[0]!.body.toString())).toEqual({ pin: 739104 });
+    expect(await messageOf({ card: 'x' })).toMatch(/: pin undefined is not accepted/);
+    expect(await messageOf(null)).toMatch(/: pin undefined is not accepted/);
+    expect(server.calls().map((c) => c.body.toString())).toEqual(['{"pin":739104}', '{"card":"x"}', 'null']);
+  });
 });

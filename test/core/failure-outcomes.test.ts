@@ -157,14 +157,72 @@ describe('an aborted call', () => {
       controller.abort(reason);
       return new Promise(() => undefined);
     });
-    const err = await failure(client().member('m-1').withdrawals.create(WITHDRAWAL, { signal: controller.signal }));
+    // No retry left: the abort is recognised from the attempt itself, not from a later wait.
+    const err = await failure(client({ maxRetries: 0 }).member('m-1').withdrawals.create(WITHDRAWAL, { signal: controller.signal }));
     expect(err).toBeInstanceOf(AbortError);
     expect((err as AbortError).cause).toBe(reason);
     expect((err as AbortError).idempotencyKey).toBe(keysSent()[0]);
+    expect((err as AbortError).call).toMatchObject({ sent: 'maybe', attempts: 1 });
+  });
+});
+
+describe('what a transport threw is the cause, with secrets masked', () => {
+  // A caller's fetch that fails the withdrawal after it was handed over (so the call may have executed).
+  const failingFetch =
+    (thrown: () => unknown) =>
+    (url: string, init: RequestInit): Promise<Response> =>
+      url.endsWith('/v1/withdrawals') ? Promise.reject(thrown()) : fetch(url, init);
+  const failed = async (thrown: () => unknown): Promise<ConnectionError> => {
+    const err = await failure(
+      client({ fetch: failingFetch(thrown), maxRetries: 0 })
+        .member('m-1')
+        .withdrawals.create(WITHDRAWAL),
+    );
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect((err as ConnectionError).call).toMatchObject({ sent: 'maybe' });
+    return err as ConnectionError;
+  };
+
+  it('an Error: its name, message and stack kept, the secret in them masked, no code invented', async () => {
+    function socketLayerFailure(): Error {
+      const e = new Error(`upstream closed the stream for ${API_KEY}`);
+      e.name = 'SocketLayerError';
+      return e;
+    }
+    const err = await failed(socketLayerFailure);
+    const cause = err.cause as Error;
+    expect(cause).toBeInstanceOf(Error);
+    expect(cause.name).toBe('SocketLayerError');
+    expect(cause.message).toBe('upstream closed the stream for [redacted]');
+    // The stack still says where it was thrown; the key is masked there too.
+    expect(cause.stack).toContain('socketLayerFailure');
+    expect(cause.stack).toContain('[redacted]');
+    expect(cause.stack).not.toContain(API_KEY);
+    expect(Object.keys(cause)).not.toContain('code');
+    expect(err.message).toContain('upstream closed the stream for [redacted]');
+  });
+
+  it('a string: masked; anything else: passed on unchanged', async () => {
+    const text = await failed(() => `reset while sending ${API_KEY}`);
+    expect(text.cause).toBe('reset while sending [redacted]');
+    const odd = { reason: 'odd' };
+    const object = await failed(() => odd);
+    expect(object.cause).toBe(odd);
   });
 });
 
 describe('a 2xx that does not match the documented shape says what it received', () => {
+  it.each([
+    ['a string for the action', 'slippage', 'action: Invalid input: matches none of the documented shapes'],
+    ['a known kind with a broken shape', { kind: 'slippage' }, 'action.kind: known action kind with an invalid shape'],
+  ])('a pending action: %s', async (_name, action, issue) => {
+    server.on('GET', '/v1/remittances/rmt_1/pending-action', { body: { id: 'rmt_1', waiting_on: 'member', action } });
+    const err = (await failure(client().member('m-1').remittances.pendingAction('rmt_1'))) as ResponseValidationError;
+    expect(err).toBeInstanceOf(ResponseValidationError);
+    expect(err.message).toMatch(/, but the response of member\.remittances\.pendingAction does not match the documented shape: (.*)$/);
+    expect(err.message.endsWith(`documented shape: ${issue}`)).toBe(true);
+  });
+
   it.each([
     ['an array for the object', [ORDER], '(root): Invalid input: expected object, received array'],
     ['null for a string', { ...ORDER, id: null }, 'id: Invalid input: expected string, received null'],

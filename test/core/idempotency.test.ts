@@ -27,6 +27,18 @@ describe('idempotency keys', () => {
     expect(server.calls().map((c) => c.headers['x-idempotency-key'])).toEqual([a.response.idempotencyKey, b.response.idempotencyKey]);
   });
 
+  it('a result is a replay only when the service says x-idempotent-replay: true', async () => {
+    server.on('POST', '/v1/withdrawals', [
+      { status: 201, body: order },
+      { status: 201, headers: { 'x-idempotent-replay': 'false' }, body: order },
+      { status: 201, headers: { 'x-idempotent-replay': 'true' }, body: order },
+    ]);
+    const create = () => client.member('m').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T' }).withResponse();
+    const flags = [];
+    for (let i = 0; i < 3; i++) flags.push((await create()).response.replayed);
+    expect(flags).toEqual([false, false, true]);
+  });
+
   it('sends the caller key unchanged (shape checked, not version)', async () => {
     server.on('POST', '/v1/withdrawals', { status: 201, body: order });
     const key = 'ABCDEF01-2345-1789-0abc-def012345678';

@@ -5,7 +5,14 @@
  * identity, which no list of the client uses yet, is driven on the iterator itself.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MerchantSdkError, PaginationRestartError, type MerchantClient, type Page, type ResponseMeta } from '../../src/index.js';
+import {
+  InvalidArgumentError,
+  MerchantSdkError,
+  PaginationRestartError,
+  type MerchantClient,
+  type Page,
+  type ResponseMeta,
+} from '../../src/index.js';
 import { PageIterator } from '../../src/core/pagination.js';
 import { wireClient } from '../helpers/client.js';
 import { startWireServer, type WireServer } from '../helpers/wire-server.js';
@@ -85,6 +92,16 @@ describe('iterating a list', () => {
     const ids = await client.assets.list({ cursor: '4' }).collect(10);
     expect(ids.map(idOf)).toEqual(['a4', 'a5']);
     expect(urls()).toEqual(['/v1/assets?cursor=4']);
+  });
+
+  it('a starting cursor that is not a string (untyped JavaScript) is refused before sending, never dropped', async () => {
+    serveAssets(6, 2);
+    const err = await Promise.resolve()
+      .then(() => client.assets.list({ cursor: 4 as unknown as string }).collect(10))
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect((err as InvalidArgumentError).argument).toBe('cursor');
+    expect(urls()).toEqual([]);
   });
 
   it('has_more true with an empty next_cursor stops instead of looping', async () => {

@@ -343,6 +343,8 @@ describe('5. redirects are never followed, whatever the dispatcher or fetch', ()
       const err = await failure(client({ dispatcher }).member('m').withdrawals.create(WITHDRAWAL));
       expect(err).toBeInstanceOf(RedirectRefusedError);
       expect(err).toMatchObject({ locationOrigin: other.url });
+      // The service answered (with a 3xx the dispatcher then tried to follow): the call was sent.
+      expect((err as RedirectRefusedError).call).toMatchObject({ sent: 'yes' });
       expect((err as Error).message).not.toContain('steal');
       expect(other.requests).toHaveLength(0);
       expect(withdrawals()).toHaveLength(1);

@@ -30,12 +30,12 @@ export class FakeCaller implements EndpointCaller {
     );
   }
 
-  list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T> = {}): PagePromise<T> {
+  list<T>(endpoint: EndpointDescriptor<Page<T>>, args: ListArgs<T>): PagePromise<T> {
     this.calls.push({ endpoint: endpoint, args, kind: 'list' });
     return new PageIterator<T>(async () => ({ data: endpoint.response.parse(this.reply), response: FAKE_RESPONSE }));
   }
 
-  looseList<T>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T> = {}): PagePromise<T, LoosePage<T>> {
+  looseList<T>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T>): PagePromise<T, LoosePage<T>> {
     this.calls.push({ endpoint: endpoint, args, kind: 'list' });
     return new PageIterator<T, LoosePage<T>>(async () => ({
       data: toLoosePage<T>(endpoint.response.parse(this.reply)),
