@@ -286,8 +286,8 @@ export class AttemptRunner {
     try {
       result = read(response, { state, redact: (text) => this.#redactor.redact(text, p.secrets) });
     } catch (err) {
-      if (err instanceof Error) own(p, err);
-      throw err;
+      // A reader throws only the SDK's errors (validation, an unreadable body): this call's own.
+      throw own(p, err as Error);
     }
     const replayed = response.headers['x-idempotent-replay'] === 'true';
     p.trace.end({ state, outcome: 'success', replayed });
@@ -314,8 +314,8 @@ export class AttemptRunner {
 
   /** Repairs the SDK may make once per call, outside the retry budget (spec: Authentication). */
   async #repair(failed: Failed, p: CallProgress, auth: Auth): Promise<boolean> {
-    if (failed.failure.kind !== 'api') return false;
-    const code = failed.failure.code;
+    // Only the service's answers carry a code; a transport failure has nothing to repair.
+    const code = (failed.failure as { readonly code?: string }).code;
     if (code === 'invalid_token' && auth.kind === 'token' && !p.tokenRenewed && failed.token !== undefined) {
       p.tokenRenewed = true;
       p.trace.event('token.renew', { attempt: p.attempt, reason: 'invalid_token' });
@@ -367,11 +367,8 @@ export class AttemptRunner {
     if (decision.rateLimited) this.#pause(p, decision.delayMs);
     const fields = { endpoint: p.call.name, method: p.call.method, path: p.call.path, attempt: p.attempt, delayMs: decision.delayMs };
     this.#log('warn', 'retrying', { ...fields, reason, retryClass, idempotencyKey: p.call.idempotencyKey });
-    try {
-      await sleep(decision.rateLimited ? 0 : decision.delayMs, p.signal);
-    } catch (err) {
-      throw own(p, new AbortError(p.call.idempotencyKey, { cause: err }));
-    }
+    // An abort ends the wait early; the next attempt starts by raising it, with the signal's reason.
+    await sleep(decision.rateLimited ? 0 : decision.delayMs, p.signal).catch(() => undefined);
   }
 
   /**
@@ -408,6 +405,7 @@ function callFields(p: CallProgress, state: CallState): LogFields {
   };
 }
 
+/** A body's `retry_after` seconds: a finite number, not negative (JSON reads `1e400` as Infinity). */
 function numberOrUndefined(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
+  return Number.isFinite(v) && (v as number) >= 0 ? (v as number) : undefined;
 }

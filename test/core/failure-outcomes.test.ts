@@ -166,6 +166,50 @@ describe('an aborted call', () => {
   });
 });
 
+describe("an abort at each place a call can wait ends it with the caller's reason, and is never retried", () => {
+  it('while the request is on the wire, with retries left: no retry is logged', async () => {
+    const controller = new AbortController();
+    const reason = new Error('caller gave up');
+    server.on('POST', '/v1/withdrawals', () => {
+      controller.abort(reason);
+      return new Promise(() => undefined);
+    });
+    const err = await failure(client().member('m-1').withdrawals.create(WITHDRAWAL, { signal: controller.signal }));
+    expect(err).toMatchObject({ name: 'AbortError', cause: reason, call: { sent: 'maybe', attempts: 1 } });
+    expect(retries).toHaveLength(0);
+    expect(keysSent()).toHaveLength(1);
+  });
+
+  it('while waiting for a token', async () => {
+    const controller = new AbortController();
+    const reason = new Error('caller gave up');
+    server.onToken(() => {
+      controller.abort(reason);
+      // The exchange itself completes a moment later, for nobody.
+      return new Promise((resolve) =>
+        setTimeout(() => resolve({ body: { auth_token: 'tok_late', expired_at: 4102444800, token_type: 'Bearer', scopes: [] } }), 20),
+      );
+    });
+    const err = await failure(client().member('m-1').withdrawals.create(WITHDRAWAL, { signal: controller.signal }));
+    expect(err).toMatchObject({ name: 'AbortError', cause: reason, call: { sent: 'no', attempts: 0 } });
+    expect(keysSent()).toHaveLength(0);
+  });
+
+  it('during the wait before a retry', async () => {
+    const controller = new AbortController();
+    const reason = new Error('caller gave up');
+    server.on('POST', '/v1/withdrawals', apiError(502, 'upstream_error'));
+    const c = client({
+      backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
+      // The retry's wait starts right after this line: the abort lands in it.
+      logger: { warn: (message) => void (message === 'retrying' && controller.abort(reason)) },
+    });
+    const err = await failure(c.member('m-1').withdrawals.create(WITHDRAWAL, { signal: controller.signal }));
+    expect(err).toMatchObject({ name: 'AbortError', cause: reason, call: { sent: 'yes', status: 502, attempts: 1 } });
+    expect(keysSent()).toHaveLength(1);
+  });
+});
+
 describe('what a transport threw is the cause, with secrets masked', () => {
   // A caller's fetch that fails the withdrawal after it was handed over (so the call may have executed).
   const failingFetch =
@@ -234,6 +278,38 @@ describe('a 2xx that does not match the documented shape says what it received',
     expect(err.message).toBe(
       `The call was accepted (HTTP 201, request_id req_shape), but the response of member.withdrawals.create does not match the documented shape: ${issue}`,
     );
+  });
+});
+
+describe('retries the spec allows, and no more', () => {
+  it('an unknown code is retried once, even after a retry of a known one', async () => {
+    server.on('POST', '/v1/withdrawals', [apiError(500, 'api_error'), apiError(500, 'brand_new_code'), { status: 201, body: ORDER }]);
+    const order = await client().member('m-1').withdrawals.create(WITHDRAWAL);
+    expect(order.id).toBe('wdr_1');
+    expect(retries.map((r) => r['reason'])).toEqual(['api_error', 'brand_new_code']);
+    expect(new Set(keysSent()).size).toBe(1);
+    expect(keysSent()).toHaveLength(3);
+  });
+
+  it('a token exchange answered invalid_token: the caller gets that ApiError; nothing is renewed or sent', async () => {
+    server.onToken(apiError(401, 'invalid_token'));
+    const err = await failure(client().member('m-1').withdrawals.create(WITHDRAWAL));
+    expect(err).toMatchObject({ name: 'ApiError', code: 'invalid_token', status: 401 });
+    expect(server.tokenExchanges()).toBe(1);
+    expect(keysSent()).toHaveLength(0);
+  });
+
+  it('a limiter with acquire only (settle is optional) admits and the call succeeds', async () => {
+    server.on('POST', '/v1/withdrawals', { status: 201, body: ORDER });
+    const acquired: string[] = [];
+    const limiter: RequestLimiter = {
+      acquire: (bucket) => {
+        acquired.push(bucket);
+        return Promise.resolve();
+      },
+    };
+    expect((await client({ limiter }).member('m-1').withdrawals.create(WITHDRAWAL)).id).toBe('wdr_1');
+    expect(acquired).toEqual(['orders']);
   });
 });
 

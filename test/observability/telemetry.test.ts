@@ -209,11 +209,13 @@ describe('a 429 pause', () => {
     await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
     const [span] = byName('withdrawals.create');
     expect(eventsOf(span!)).toContain('rate_limit.pause');
-    expect(span!.events.find((e) => e.name === 'rate_limit.pause')!.attributes).toMatchObject({ bucket: 'orders', pause_ms: 0 });
+    // Exactly these: a call without a sub-limit names none.
+    expect(span!.events.find((e) => e.name === 'rate_limit.pause')!.attributes).toEqual({ bucket: 'orders', pause_ms: 0 });
     expect(span!.events.find((e) => e.name === 'retry')!.attributes).toMatchObject({ 'merchant_stablecoin.retry_class': 'after_wait' });
     expect(await count('rate_limit.pauses', { bucket: 'orders' })).toBe(before + 1);
   });
   it("a call that waits out its sub-limit's pause has a rate_limit.wait event; calls that did not wait have none", async () => {
+    let elapsed: number;
     await client.close();
     freezeClock();
     try {
@@ -233,15 +235,28 @@ describe('a 429 pause', () => {
         });
       await expect(quote()).rejects.toMatchObject({ code: 'rate_limited' });
       // The member's quotes are paused for 60 s of the frozen clock: the next one waits it out.
+      const t0 = performance.now();
       const waiting = quote();
       while (server.calls().length < 2) await vi.advanceTimersByTimeAsync(1000);
       await waiting;
+      elapsed = performance.now() - t0;
       await quote();
     } finally {
       vi.useRealTimers();
     }
-    const waits = byName('qrpay.quote').map((s) => s.events.filter((e) => e.name === 'rate_limit.wait').length);
+    const quotes = byName('qrpay.quote');
+    const waits = quotes.map((s) => s.events.filter((e) => e.name === 'rate_limit.wait').length);
     expect(waits).toEqual([0, 1, 0]);
+    // The pause names the sub-limit (never the member); the wait says how long it took, in real time.
+    expect(quotes[0]!.events.find((e) => e.name === 'rate_limit.pause')!.attributes).toEqual({
+      bucket: 'orders',
+      sub_limit: 'qrpay_quotes',
+      pause_ms: 60_000,
+    });
+    const wait = quotes[1]!.events.find((e) => e.name === 'rate_limit.wait')!.attributes!;
+    expect(wait).toEqual({ attempt: 1, bucket: 'orders', waited_ms: expect.any(Number) });
+    expect(wait['waited_ms']).toBeGreaterThanOrEqual(0);
+    expect(wait['waited_ms']).toBeLessThanOrEqual(Math.ceil(elapsed));
   });
   it('a token exchange that waits out its own 429 pause has a rate_limit.wait event', async () => {
     await client.close();
@@ -271,10 +286,87 @@ describe('a token renewal', () => {
     await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
     const [span] = byName('withdrawals.create');
     expect(eventsOf(span!)).toEqual(['attempt', 'token.renew', 'attempt']);
+    expect(span!.events.find((e) => e.name === 'token.renew')!.attributes).toEqual({ attempt: 1, reason: 'invalid_token' });
     expect(byName('connect.token')).toHaveLength(2);
     expect(byName('connect.token').every((s) => s.attributes['http.response.status_code'] === 200)).toBe(true);
     // Each attempt waited for a token exchange: the first (cold client) and the renewed one.
     expect(span!.events.filter((e) => e.name === 'token.wait').map((e) => e.attributes!['attempt'])).toEqual([1, 2]);
+  });
+});
+
+describe('a clock correction', () => {
+  it("is a clock.correct event with the offset learnt from the service's Date", async () => {
+    const ahead = new Date(Date.now() + 120_000).toUTCString();
+    server.on('POST', '/v1/withdrawals', [
+      { ...apiError(401, 'timestamp_out_of_range'), headers: { date: ahead } },
+      { status: 201, body: ORDER },
+    ]);
+    await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
+    const [span] = byName('withdrawals.create');
+    expect(eventsOf(span!)).toEqual(['attempt', 'clock.correct', 'attempt']);
+    const correction = span!.events.find((e) => e.name === 'clock.correct')!.attributes!;
+    expect(Object.keys(correction).sort()).toEqual(['attempt', 'offset_ms']);
+    expect(correction['attempt']).toBe(1);
+    // The Date header has whole seconds: the offset is 120 s give or take the second it was cut to.
+    expect(Math.abs((correction['offset_ms'] as number) - 120_000)).toBeLessThanOrEqual(2_000);
+  });
+});
+
+describe('a replayed result', () => {
+  it('the span and the success line say replayed only when the service says x-idempotent-replay: true', async () => {
+    server.on('POST', '/v1/withdrawals', [
+      { status: 201, headers: { 'x-idempotent-replay': 'false' }, body: ORDER },
+      { status: 201, headers: { 'x-idempotent-replay': 'true' }, body: ORDER },
+    ]);
+    await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
+    await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
+    expect(byName('withdrawals.create').map((s) => attr(s, 'replayed'))).toEqual([false, true]);
+    const lines = logs.filter((l) => l.message === 'call succeeded' && l.fields?.['endpoint'] === 'withdrawals.create');
+    expect(lines.map((l) => l.fields?.['replayed'])).toEqual([false, true]);
+  });
+});
+
+describe('waits and durations', () => {
+  it('token.wait, each attempt and the call line: at least 0, and never more than the call took as the caller saw it', async () => {
+    server.on('POST', '/v1/withdrawals', { status: 201, body: ORDER });
+    const t0 = performance.now();
+    await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
+    const elapsed = Math.ceil(performance.now() - t0);
+    const [span] = byName('withdrawals.create');
+    const measured = span!.events.flatMap((e) =>
+      ['waited_ms', 'duration_ms']
+        .filter((k) => e.attributes?.[k] !== undefined)
+        .map((k) => ({ event: e.name, value: e.attributes![k] as number })),
+    );
+    expect(measured.map((m) => m.event)).toEqual(['token.wait', 'attempt']);
+    expect(span!.events.find((e) => e.name === 'token.wait')!.attributes).toEqual({ attempt: 1, waited_ms: expect.any(Number) });
+    const line = logs.find((l) => l.message === 'call succeeded' && l.fields?.['endpoint'] === 'withdrawals.create')!;
+    for (const value of [...measured.map((m) => m.value), line.fields!['durationMs'] as number]) {
+      expect(value).toBeGreaterThanOrEqual(0);
+      expect(value).toBeLessThanOrEqual(elapsed);
+    }
+  });
+});
+
+describe("a 429 body's retry_after, when no Retry-After header came", () => {
+  it.each([
+    ['2 seconds', '2', 2_000],
+    ['0 seconds', '0', 0],
+    ['a negative number', '-1', undefined],
+    ['a string', '"2"', undefined],
+    ['1e400 (Infinity once parsed)', '1e400', undefined],
+  ])('%s: pause %s ms', async (_name, value, pauseMs) => {
+    // Raw JSON, as the service would send it.
+    server.on('POST', '/v1/withdrawals', {
+      status: 429,
+      body: `{"type":"rate_limit_error","code":"rate_limited","message":"slow down","request_id":"req_429","retry_after":${value}}`,
+    });
+    await client.close();
+    client = traced({ maxRetries: 0 });
+    await expect(client.member(MEMBER).withdrawals.create(WITHDRAWAL)).rejects.toMatchObject({ code: 'rate_limited' });
+    const [span] = byName('withdrawals.create');
+    const pause = span!.events.find((e) => e.name === 'rate_limit.pause');
+    expect(pause?.attributes?.['pause_ms']).toBe(pauseMs);
   });
 });
 
