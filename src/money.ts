@@ -103,14 +103,13 @@ export type BalanceBuckets = Readonly<Record<BalanceBucket, string>>;
 
 /**
  * The member's total for the asset: the sum of the eight buckets (Resources > Balance row),
- * exact at any scale and size (summed as integers at the widest scale of the buckets).
+ * exact (the sum keeps up to {@link Decimal}'s 1,000 significant digits, far beyond any amount).
  *
  * @throws InvalidArgumentError naming the bucket when one is not a plain non-negative decimal
  *   string (the spec gives no bucket that may be negative).
  */
 export function balanceTotal(row: BalanceBuckets): Decimal {
-  const values = BALANCE_BUCKETS.map((bucket) => checkDecimal(row[bucket], bucket, RESPONSE_DECIMAL));
-  return new Decimal(sumExactly(values));
+  return BALANCE_BUCKETS.reduce((sum, bucket) => sum.plus(checkDecimal(row[bucket], bucket, RESPONSE_DECIMAL)), new Decimal(0));
 }
 
 /**
@@ -129,20 +128,4 @@ function checkDecimal(value: unknown, field: string, shape: RegExp): string {
     throw new InvalidArgumentError(field, `must be a plain decimal string such as "25.50" (got ${shown}).`);
   }
   return value;
-}
-
-/** Sums plain non-negative decimal strings exactly, as integers scaled to the widest scale. */
-function sumExactly(values: readonly string[]): string {
-  let scale = 0;
-  for (const v of values) {
-    const dot = v.indexOf('.');
-    if (dot !== -1) scale = Math.max(scale, v.length - dot - 1);
-  }
-  let total = 0n;
-  for (const v of values) {
-    const [whole = '', fraction = ''] = v.split('.');
-    total += BigInt(whole + fraction.padEnd(scale, '0'));
-  }
-  const digits = total.toString().padStart(scale + 1, '0');
-  return scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
 }

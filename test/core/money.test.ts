@@ -38,4 +38,45 @@ describe('amounts', () => {
     expect(balanceTotal(row).toFixed()).toBe('4.000001');
     expect(toDecimal('0.1').plus('0.2').toFixed()).toBe('0.3');
   });
+  it('totals 18-decimal buckets of any size exactly (a 20-digit default precision would round them)', () => {
+    const big = '123456789012345678901234.123456789012345678';
+    const row = {
+      available: big,
+      pending: big,
+      frozen: '0',
+      isolated: '0.000000000000000001',
+      locked: '7',
+      card: '0',
+      earn: '0',
+      withdrawing: '0',
+    };
+    expect(balanceTotal(row).toString()).toBe('246913578024691357802475.246913578024691357');
+    const small = { available: '0.05', pending: '0', frozen: '0', isolated: '0', locked: '0', card: '0', earn: '0', withdrawing: '0' };
+    expect(balanceTotal(small).toString()).toBe('0.05');
+  });
+  it('refuses a bucket that is not a plain non-negative decimal string, naming the bucket and what it got', () => {
+    const row = { available: '1', pending: '0', frozen: '0', isolated: '0', locked: '0', card: '0', earn: '0', withdrawing: '0' };
+    const refusal = (pending: unknown): InvalidArgumentError => {
+      try {
+        balanceTotal({ ...row, pending: pending as string });
+      } catch (err) {
+        expect(err).toBeInstanceOf(InvalidArgumentError);
+        return err as InvalidArgumentError;
+      }
+      throw new Error(`accepted ${String(pending)}`);
+    };
+    for (const bad of ['x1.5', '1.5x', '-1', '1e3', '1.', '']) expect(refusal(bad).argument, bad).toBe('pending');
+    expect(refusal(5).message).toBe('pending: must be a plain decimal string such as "25.50" (got number).');
+    expect(refusal('9'.repeat(50) + 'x').message).toBe(
+      `pending: must be a plain decimal string such as "25.50" (got "${'9'.repeat(40)}").`,
+    );
+  });
+  it('toDecimal: plain text in, plain notation out at any size; anything else refused as the amount', () => {
+    expect(toDecimal('25').toString()).toBe('25');
+    expect(toDecimal('-0.1').toString()).toBe('-0.1');
+    expect(toDecimal('0.0000001').toString()).toBe('0.0000001');
+    expect(toDecimal('1' + '0'.repeat(30)).toString()).toBe('1' + '0'.repeat(30));
+    for (const bad of ['abc', '1e3', '+1', '1.5x', 'x1.5', '.5']) expect(() => toDecimal(bad), bad).toThrow(InvalidArgumentError);
+    expect(() => toDecimal('abc')).toThrow('amount: must be a plain decimal string such as "25.50" (got "abc").');
+  });
 });

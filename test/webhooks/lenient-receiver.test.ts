@@ -180,5 +180,9 @@ describe('case 8: the body read has its own deadline, well inside the 10 s deliv
   it('the default deadline is well inside the delivery timeout, and is checked against timeoutMs', () => {
     expect(DEFAULT_BODY_TIMEOUT_MS).toBeLessThanOrEqual(DELIVERY_TIMEOUT_MS / 2);
     expect(() => createWebhookHandler({ onEvent: () => undefined, timeoutMs: 1_000, bodyTimeoutMs: 1_000 })).toThrow(/bodyTimeoutMs/);
+    // Zero would give up on every body at once: refused too, with the rule in the message.
+    expect(() => createWebhookHandler({ onEvent: () => undefined, timeoutMs: 1_000, bodyTimeoutMs: 0 })).toThrow(
+      'bodyTimeoutMs: must be above 0 and below timeoutMs.',
+    );
   });
 });
