@@ -52,7 +52,7 @@ export class Pipeline implements EndpointCaller {
   #pages<T, P extends Page<T>>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T>, fetch: PageFetcher<T, P>): PagePromise<T, P> {
     const start = args.query.cursor;
     return new PageIterator<T, P>(fetch, {
-      // The cursor a caller starts from is sent as given (a number becomes its digits), never dropped.
+      // A starting cursor is never dropped (the list guards refuse a non-string one before this point).
       start: start === undefined ? undefined : String(start),
       order: args.order,
       identity: args.identity,
