@@ -21,10 +21,7 @@ import {
   type RequestLimiter,
 } from '../../src/index.js';
 import { failure, wireClient } from '../helpers/client.js';
-import { API_KEY, apiError, idempotencyKeysOn, startWireServer, type WireServer } from '../helpers/wire-server.js';
-
-const WITHDRAWAL = { asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9' } as const;
-const ORDER = { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '25.50', ledger_scale: 6, to_address: 'TQ7x1Vb9' };
+import { API_KEY, apiError, idempotencyKeysOn, startWireServer, type WireServer, ORDER, WITHDRAWAL } from '../helpers/wire-server.js';
 
 let server: WireServer;
 const clients: MerchantClient[] = [];
@@ -149,33 +146,22 @@ describe('errors of a response the SDK refuses to read', () => {
   });
 });
 
-describe('an aborted call', () => {
-  it("has the signal's reason as its cause", async () => {
-    const controller = new AbortController();
-    const reason = new Error('shutting down');
-    server.on('POST', '/v1/withdrawals', () => {
-      controller.abort(reason);
-      return new Promise(() => undefined);
-    });
-    // No retry left: the abort is recognised from the attempt itself, not from a later wait.
-    const err = await failure(client({ maxRetries: 0 }).member('m-1').withdrawals.create(WITHDRAWAL, { signal: controller.signal }));
-    expect(err).toBeInstanceOf(AbortError);
-    expect((err as AbortError).cause).toBe(reason);
-    expect((err as AbortError).idempotencyKey).toBe(keysSent()[0]);
-    expect((err as AbortError).call).toMatchObject({ sent: 'maybe', attempts: 1 });
-  });
-});
-
 describe("an abort at each place a call can wait ends it with the caller's reason, and is never retried", () => {
-  it('while the request is on the wire, with retries left: no retry is logged', async () => {
+  // With no retry left, the abort is recognised from the attempt itself, not from a later wait.
+  it.each([
+    ['no retry left', { maxRetries: 0 }],
+    ['retries left', {}],
+  ])('while the request is on the wire, %s: the key it was sent with, no retry logged', async (_name, options) => {
     const controller = new AbortController();
     const reason = new Error('caller gave up');
     server.on('POST', '/v1/withdrawals', () => {
       controller.abort(reason);
       return new Promise(() => undefined);
     });
-    const err = await failure(client().member('m-1').withdrawals.create(WITHDRAWAL, { signal: controller.signal }));
-    expect(err).toMatchObject({ name: 'AbortError', cause: reason, call: { sent: 'maybe', attempts: 1 } });
+    const err = await failure(client(options).member('m-1').withdrawals.create(WITHDRAWAL, { signal: controller.signal }));
+    expect(err).toBeInstanceOf(AbortError);
+    expect(err).toMatchObject({ cause: reason, call: { sent: 'maybe', attempts: 1 } });
+    expect((err as AbortError).idempotencyKey).toBe(keysSent()[0]);
     expect(retries).toHaveLength(0);
     expect(keysSent()).toHaveLength(1);
   });

@@ -6,10 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AbortError, AcceptedButUnreadableError, ResponseValidationError } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
-import { startWireServer, type WireServer } from '../helpers/wire-server.js';
-
-const ORDER = { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '25.50', ledger_scale: 6, to_address: 'TQ7x1Vb9' };
-const WITHDRAWAL = { asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9' } as const;
+import { startWireServer, type WireServer, ORDER, WITHDRAWAL } from '../helpers/wire-server.js';
 
 let server: WireServer;
 beforeEach(async () => {

@@ -51,6 +51,10 @@ export const SIGNING_KEY = 'sk_wire_test_3xY9';
 export const API_KEY = 'ak_wire_test_Q7p2';
 export const CLIENT_ID = 'cli_wire_test';
 
+/** The withdrawal the wire suites create, and the order a 201 answers it with. */
+export const WITHDRAWAL = { asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9' } as const;
+export const ORDER = { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '25.50', ledger_scale: 6, to_address: 'TQ7x1Vb9' };
+
 function verifySignature(signingKey: string, req: RecordedRequest): boolean {
   const ts = req.headers['x-timestamp'];
   const nonce = req.headers['x-nonce'];

@@ -10,11 +10,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { wireClient } from '../helpers/client.js';
 import { envelope, headersFor } from '../webhooks/helpers.js';
-import { startWireServer, type WireServer } from '../helpers/wire-server.js';
+import { startWireServer, type WireServer, ORDER, WITHDRAWAL } from '../helpers/wire-server.js';
 
 const OTEL_GLOBAL = Symbol.for('opentelemetry.js.api.1');
-const ORDER = { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '25.50', ledger_scale: 6, to_address: 'TQ7x1Vb9' };
-const WITHDRAWAL = { asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9' } as const;
 
 let server: WireServer;
 beforeEach(async () => {

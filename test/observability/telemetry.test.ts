@@ -14,7 +14,7 @@ import { wireClient } from '../helpers/client.js';
 import { freezeClock } from '../helpers/fake-clock.js';
 import { SAMPLES } from '../resources/samples.js';
 import { envelope, headersFor } from '../webhooks/helpers.js';
-import { API_KEY, SIGNING_KEY, apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
+import { API_KEY, SIGNING_KEY, apiError, startWireServer, type WireServer, ORDER, WITHDRAWAL } from '../helpers/wire-server.js';
 
 class TestReader extends MetricReader {
   constructor() {
@@ -38,8 +38,6 @@ beforeAll(() => {
 
 const MEMBER = 'ext-member-7f3a';
 const PIN = '8642';
-const ORDER = { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '25.50', ledger_scale: 6, to_address: 'TQ7x1Vb9' };
-const WITHDRAWAL = { asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9' } as const;
 
 let server: WireServer;
 let client: MerchantClient;

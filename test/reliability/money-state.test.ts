@@ -24,10 +24,18 @@ import {
   type RequestLimiter,
 } from '../../src/index.js';
 import { failure, wireClient } from '../helpers/client.js';
-import { API_KEY, SIGNING_KEY, apiError, idempotencyKeysOn, startWireServer, type Reply, type WireServer } from '../helpers/wire-server.js';
+import {
+  API_KEY,
+  SIGNING_KEY,
+  apiError,
+  idempotencyKeysOn,
+  startWireServer,
+  type Reply,
+  type WireServer,
+  ORDER,
+  WITHDRAWAL,
+} from '../helpers/wire-server.js';
 
-const WITHDRAWAL = { asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9' } as const;
-const ORDER = { id: 'wdr_1', status: 'locked', asset: 'USDT', amount: '25.50', ledger_scale: 6, to_address: 'TQ7x1Vb9' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const never = (): Promise<Reply> => new Promise<Reply>(() => undefined);
 
