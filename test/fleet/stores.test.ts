@@ -220,6 +220,56 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis fleet stores (real redis-serv
       expect(await admin.exists(lock)).toBe(0);
     });
 
+    it('a Redis stall longer than commandTimeoutMs during a renewal still makes one exchange: the instances wait it out (SIGSTOP, SIGCONT)', async () => {
+      // The commands time out well inside the stall; the renewal's patience (lockTtlMs) is far above it.
+      const COMMAND_TIMEOUT = 300;
+      const STALL = 3 * COMMAND_TIMEOUT;
+      const key = 'merchant-stablecoin:token:stall';
+      let exchanges = 0;
+      let openGate!: () => void;
+      const gate = new Promise<void>((r) => (openGate = r));
+      const waited = new Set<number>();
+      const { logger, lines } = capture();
+      const managers = Array.from({ length: 10 }, (_, i) => {
+        const redis = observe(connect());
+        void redis
+          .next((r) => r.sha === scripts.TRY_LOCK.sha && (r.reply as [number])[0] === 0)
+          .then(() => {
+            waited.add(i);
+            if (waited.size === 9) openGate();
+          });
+        return new TokenManager({
+          store: new RedisTokenStore({
+            redis: redis.client,
+            logger,
+            commandTimeoutMs: COMMAND_TIMEOUT,
+            lockTtlMs: 60_000,
+            lockWaitMs: 120_000,
+          }),
+          key,
+          exchange: async () => {
+            exchanges++;
+            // Every other instance is polling for the lock: Redis stalls under them.
+            await gate;
+            server.signal('SIGSTOP');
+            await new Promise((r) => setTimeout(r, STALL));
+            server.signal('SIGCONT');
+            return token(`tok_stall_${exchanges}`);
+          },
+          now: Date.now,
+          renewBeforeSeconds: 60,
+        });
+      });
+      const got = await Promise.all(managers.map((m) => Promise.resolve(m.get())));
+      expect(exchanges).toBe(1);
+      expect(new Set(got)).toEqual(new Set(['tok_stall_1']));
+      expect(await admin.exists(tokenKeys(key).lock)).toBe(0);
+      expect(lines.filter((l) => l.includes('unreachable'))).toEqual([]);
+      console.log(
+        `[fleet] Redis stalled ${STALL} ms (commandTimeoutMs ${COMMAND_TIMEOUT}) during a renewal by 10 instances → ${exchanges} exchange`,
+      );
+    });
+
     it('never logs or shows the token', async () => {
       const { logger, lines } = capture();
       const store = new RedisTokenStore({ redis: connect(), logger });
