@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { InvalidArgumentError } from '../core/errors.js';
 
 /** The prefix of every key the fleet stores write when none is given. */
-export const DEFAULT_PREFIX = 'merchant-stablecoin';
+const DEFAULT_PREFIX = 'merchant-stablecoin';
 
 /**
  * The key names of one fleet store. Every key starts with `<prefix>:`, so that one Redis ACL key

@@ -42,6 +42,7 @@ describe('docs/fleet.md', () => {
       'retentionMs',
       'prefix',
       'fallback',
+      'whileRedisIsDown',
       'account',
       'quotas',
       'windowMs',
