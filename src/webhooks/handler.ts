@@ -290,6 +290,7 @@ async function runOnEvent(s: Settings, event: WebhookEvent, headers: WebhookHead
   // On the monotonic clock: a wall-clock step (NTP, a resumed VM) never moves the bound.
   const deadline = startedAt + s.timeoutMs;
   const controller = new AbortController();
+  // Shown to onEvent as epoch ms (what its own clock reads); nothing here waits on it.
   const wallDeadline = Date.now() + Math.max(0, Math.round(deadline - performance.now()));
   const run = (async () => s.onEvent(event, { signal: controller.signal, headers, deadline: wallDeadline }))();
   const settled = run.then(
