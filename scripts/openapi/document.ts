@@ -33,10 +33,9 @@ export const SANDBOX_DEFAULT_URL = 'http://127.0.0.1:4010';
 
 /** Member scope of a descriptor: `memberScoped: true` (or `'required'`), `'optional'`, else none. */
 export function memberMode(e: EndpointDescriptor): 'required' | 'optional' | 'none' {
-  const flags = e as unknown as Record<string, unknown>;
-  const v = flags['memberScoped'];
-  if (v === 'optional' || flags['memberOptional'] === true || flags['member'] === 'optional') return 'optional';
-  if (v === true || v === 'required' || flags['member'] === 'required') return 'required';
+  const v = flag(e, 'memberScoped');
+  if (v === 'optional' || flag(e, 'memberOptional') === true) return 'optional';
+  if (v === true || v === 'required') return 'required';
   return 'none';
 }
 
@@ -48,6 +47,10 @@ export function operationIdOf(e: EndpointDescriptor): string {
 
 const isWrite = (e: EndpointDescriptor): boolean => e.method !== 'GET' && e.method !== 'HEAD';
 const isTokenExchange = (e: EndpointDescriptor): boolean => e.path === '/v1/connect/token';
+/** A flag of a descriptor read by name, so that flags added to the table reach the document on a rerun. */
+const flag = (e: EndpointDescriptor, name: string): unknown => (e as unknown as Record<string, unknown>)[name];
+/** Every write is signed but the token exchange (spec: "the signing_key is never used for token exchange"). */
+export const isSigned = (e: EndpointDescriptor): boolean => isWrite(e) && !isTokenExchange(e) && flag(e, 'unsigned') !== true;
 const PARAM = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 const HEADER = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
@@ -85,7 +88,7 @@ function description(e: EndpointDescriptor, documented: readonly string[], membe
         : 'Merchant account.',
     e.idempotent ? 'Idempotency key required.' : 'No idempotency key.',
     e.movesFunds ? 'Moves funds.' : 'Moves no funds.',
-    isTokenExchange(e) ? 'Not signed.' : isWrite(e) ? 'Signed.' : '',
+    isSigned(e) ? 'Signed.' : isWrite(e) ? 'Not signed.' : '',
   ].filter((l) => l !== '');
   const parts = [lines.join(' ')];
   if (nameOnly) {
@@ -113,7 +116,6 @@ function parameters(e: EndpointDescriptor, call: ResourceCall | undefined, membe
   if (member === 'required') out.push(PARAM('XOnBehalfOf'));
   if (member === 'optional') out.push(PARAM('XOnBehalfOfOptional'));
   if (e.idempotent) out.push(PARAM('XIdempotencyKey'));
-  if (isWrite(e) && !isTokenExchange(e)) out.push(PARAM('XTimestamp'), PARAM('XNonce'), PARAM('XSignature'));
   if (isTokenExchange(e)) out.push(PARAM('XClientId'), PARAM('XApiKey'));
   for (const [name, schema] of Object.entries(call?.query?.properties ?? {})) {
     if (call?.listQuery && (name === 'limit' || name === 'cursor')) {
@@ -137,13 +139,13 @@ function requestBody(e: EndpointDescriptor, call: ResourceCall | undefined): unk
   let schema: JsonSchema;
   if (call?.body === 'empty') schema = { type: 'object', description: 'An empty object: send `{}` (signed as these exact bytes).' };
   else if (call?.body) schema = bodySchema(call.body);
-  else schema = { type: 'object', description: 'Fields not shown by the specification: sent as given.' };
+  else schema = { type: 'object', additionalProperties: true, description: 'Fields not shown by the specification: sent as given.' };
   return { required: true, content: { 'application/json': { schema } } };
 }
 
 function bodySchema(body: ObjectSchema): JsonSchema {
   const open = Object.keys(body.properties ?? {}).length === 0;
-  return open ? { type: 'object', description: 'Fields not shown by the specification: sent as given.' } : body;
+  return open ? { type: 'object', additionalProperties: true, description: 'Fields not shown by the specification: sent as given.' } : body;
 }
 
 function successResponses(e: EndpointDescriptor, components: SchemaComponents): Record<string, unknown> {
@@ -191,18 +193,34 @@ function operation(e: EndpointDescriptor, call: ResourceCall | undefined, docume
       ...successResponses(e, components),
       ...errorResponses(operationCodes(e, documented, member)),
     },
-    security: token ? [{ clientId: [], apiKey: [] }] : [{ authToken: roles }, { bearerAuth: roles }],
+    security: security(e, roles),
     'x-sdk-method': sdkCall(e.id),
     'x-shape': NAME_ONLY_ENDPOINTS.includes(e) ? 'name-only' : 'shown',
     'x-scope': e.scope ?? null,
     'x-member-scope': member,
     'x-idempotency': e.idempotent ? 'required' : 'none',
     'x-moves-funds': e.movesFunds,
-    'x-signed': isWrite(e) && !token,
+    'x-signed': isSigned(e),
     'x-rate-limit': rateLimit(e),
     'x-retry': e.retry ?? 'spec',
     ...(e.noRetryCodes?.length ? { 'x-no-retry-codes': [...e.noRetryCodes] } : {}),
+    ...(flag(e, 'lockout') !== undefined ? { 'x-lockout': flag(e, 'lockout') } : {}),
   };
+}
+
+/**
+ * The token exchange takes the credentials; every other call a token (either header), and a write
+ * the three signature headers too. The signature headers are security schemes rather than
+ * parameters: they are computed per request from the bytes sent (`x-signing`), so a generated
+ * client sets them in one request hook instead of taking them as arguments of every call.
+ */
+function security(e: EndpointDescriptor, roles: string[]): Record<string, string[]>[] {
+  if (isTokenExchange(e)) return [{ clientId: [], apiKey: [] }];
+  const signed = isSigned(e) ? { signatureTimestamp: [], signatureNonce: [], signature: [] } : {};
+  return [
+    { authToken: roles, ...signed },
+    { bearerAuth: roles, ...signed },
+  ];
 }
 
 function componentParameters(): Record<string, unknown> {
@@ -228,23 +246,6 @@ function componentParameters(): Record<string, unknown> {
       'x-idempotency-key',
       'A UUID (8-4-4-4-12 hex), new per operation and reused by every retry of it. Window: 24 hours.',
       { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' },
-    ),
-    XTimestamp: header(
-      'x-timestamp',
-      'Unix seconds (not milliseconds), within 300 seconds of the service clock. Set by your signing hook.',
-      {
-        type: 'string',
-        pattern: '^[0-9]+$',
-      },
-    ),
-    XNonce: header('x-nonce', 'New for every request, retries included; never reused within 5 minutes. Set by your signing hook.', {
-      type: 'string',
-      minLength: 1,
-    }),
-    XSignature: header(
-      'x-signature',
-      'base64 HMAC-SHA256 with the signing key over METHOD, path with query, x-timestamp, x-nonce and the hex sha256 of the body, joined by newlines (see `x-signing`). Set by your signing hook.',
-      { type: 'string', pattern: '^[A-Za-z0-9+/]{43}=$' },
     ),
     XClientId: header('x-client-id', 'The client identifier issued with the API key.', { type: 'string' }),
     XApiKey: header('x-api-key', 'The api key (never the signing key). Missing, empty and wrong credentials answer the same 401.', {
@@ -289,6 +290,27 @@ function securitySchemes(): Record<string, unknown> {
       in: 'header',
       name: 'x-api-key',
       description: 'API key, for the token exchange only (never used for signing).',
+    },
+    signatureTimestamp: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-timestamp',
+      description:
+        'Signature header: Unix seconds (not milliseconds), within 300 seconds of the service clock. Set per request by your signing hook.',
+    },
+    signatureNonce: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-nonce',
+      description:
+        'Signature header: new for every request, retries included; never reused within 5 minutes. Set per request by your signing hook.',
+    },
+    signature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-signature',
+      description:
+        'Signature header: base64 HMAC-SHA256 with the signing key over METHOD, path with query, x-timestamp, x-nonce and the hex sha256 of the body, joined by newlines (`x-signing`). Set per request by your signing hook.',
     },
   };
 }
