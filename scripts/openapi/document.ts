@@ -216,7 +216,7 @@ function operation(e: EndpointDescriptor, call: ResourceCall | undefined, docume
  */
 function security(e: EndpointDescriptor, roles: string[]): Record<string, string[]>[] {
   if (isTokenExchange(e)) return [{ clientId: [], apiKey: [] }];
-  const signed = isSigned(e) ? { signatureTimestamp: [], signatureNonce: [], signature: [] } : {};
+  const signed: Record<string, string[]> = isSigned(e) ? { signatureTimestamp: [], signatureNonce: [], signature: [] } : {};
   return [
     { authToken: roles, ...signed },
     { bearerAuth: roles, ...signed },
