@@ -40,7 +40,7 @@ const SAFE_MIN = -9007199254740991;
 const SAFE_MAX = 9007199254740991;
 
 /** `withdrawalOrderSchema` as `WithdrawalOrder`, `decimalString` as `DecimalString`. */
-export function componentName(constant: string, prefix = ''): string {
+function componentName(constant: string, prefix = ''): string {
   const base = constant.replace(/Schema$/, '');
   const pascal = base.charAt(0).toUpperCase() + base.slice(1);
   return pascal.startsWith(prefix) ? pascal : `${prefix}${pascal}`;

@@ -29,10 +29,10 @@ import { infoDescription, SIGNING } from './text.js';
 import type { JsonSchema, ObjectSchema } from './type-schema.js';
 
 /** The sandbox CLI's default address (`merchant-stablecoin-sandbox`, port 4010). */
-export const SANDBOX_DEFAULT_URL = 'http://127.0.0.1:4010';
+const SANDBOX_DEFAULT_URL = 'http://127.0.0.1:4010';
 
 /** Member scope of a descriptor: `memberScoped: true` (or `'required'`), `'optional'`, else none. */
-export function memberMode(e: EndpointDescriptor): 'required' | 'optional' | 'none' {
+function memberMode(e: EndpointDescriptor): 'required' | 'optional' | 'none' {
   const v = flag(e, 'memberScoped');
   if (v === 'optional' || flag(e, 'memberOptional') === true) return 'optional';
   if (v === true || v === 'required') return 'required';
@@ -40,7 +40,7 @@ export function memberMode(e: EndpointDescriptor): 'required' | 'optional' | 'no
 }
 
 /** `member.withdrawals.create` as `withdrawalsCreate`: the SDK's name without the member view. */
-export function operationIdOf(e: EndpointDescriptor): string {
+function operationIdOf(e: EndpointDescriptor): string {
   const parts = e.id.split('.').filter((p, i) => !(i === 0 && p === 'member'));
   return parts.map((p, i) => (i === 0 ? p : p.charAt(0).toUpperCase() + p.slice(1))).join('');
 }
@@ -50,7 +50,7 @@ const isTokenExchange = (e: EndpointDescriptor): boolean => e.path === '/v1/conn
 /** A flag of a descriptor read by name, so that flags added to the table reach the document on a rerun. */
 const flag = (e: EndpointDescriptor, name: string): unknown => (e as unknown as Record<string, unknown>)[name];
 /** Every write is signed but the token exchange (spec: "the signing_key is never used for token exchange"). */
-export const isSigned = (e: EndpointDescriptor): boolean => isWrite(e) && !isTokenExchange(e) && flag(e, 'unsigned') !== true;
+const isSigned = (e: EndpointDescriptor): boolean => isWrite(e) && !isTokenExchange(e) && flag(e, 'unsigned') !== true;
 const PARAM = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 const HEADER = (name: string) => ({ $ref: `#/components/headers/${name}` });
 

@@ -62,7 +62,7 @@ function findCall(node: ts.Node, test: (n: ts.Node) => boolean): ts.CallExpressi
 }
 
 /** First sentence of a TSDoc text, its route in backticks removed, cut at the first `;` or `:`. */
-export function summaryOf(doc: string | undefined): string | undefined {
+function summaryOf(doc: string | undefined): string | undefined {
   if (doc === undefined) return undefined;
   const first = (doc.split('\n\n')[0] ?? '').split(/(?<=\.)\s+(?=[A-Z])/)[0] ?? '';
   let s = first

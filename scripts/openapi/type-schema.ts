@@ -16,7 +16,7 @@ import { docOf, type SourceIndex } from './source-index.js';
 export type JsonSchema = { [key: string]: unknown };
 
 /** Reference to the shared decimal-amount schema. */
-export const DECIMAL_REF: JsonSchema = { $ref: '#/components/schemas/DecimalString' };
+const DECIMAL_REF: JsonSchema = { $ref: '#/components/schemas/DecimalString' };
 
 /** An object schema read from an interface or a type literal, members in declaration order. */
 export interface ObjectSchema extends JsonSchema {
@@ -27,7 +27,7 @@ export interface ObjectSchema extends JsonSchema {
 }
 
 /** Open string enum: any string, the known values listed. */
-export function openEnumSchema(values: readonly string[], description?: string): JsonSchema {
+function openEnumSchema(values: readonly string[], description?: string): JsonSchema {
   return {
     type: 'string',
     ...(description !== undefined ? { description } : {}),

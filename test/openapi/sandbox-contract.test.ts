@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import type { FetchFunction } from '../../src/core/transport/fetch.js';
+import type { FetchFunction } from '../../src/index.js';
 import { serverMode, type Mode } from '../integration/harness.js';
 import { describeScenarios } from '../integration/scenarios.js';
 
@@ -28,8 +28,8 @@ const answers: Answer[] = [];
 /** The global fetch, recording each answer (its body read from a clone). */
 const recordingFetch: FetchFunction = async (input, init) => {
   const res = await fetch(input, init);
-  const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-  const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+  const url = new URL(input);
+  const method = (init.method ?? 'GET').toUpperCase();
   answers.push({ method, path: url.pathname, status: res.status, body: await res.clone().text() });
   return res;
 };
