@@ -38,7 +38,8 @@ describe('pauses', () => {
       [5, 30],
     ]) {
       const before = server.requests.length;
-      client = wireClient(server.url, { maxRetries: 0 });
+      // A call's deadline bounds its wait for the pause: room for the 30 s.
+      client = wireClient(server.url, { maxRetries: 0, timeoutMs: 60_000 });
       server.on('POST', '/v1/exchange/orders', [limited(first!), limited(second!)]);
       server.on('POST', '/v1/remit/quotes', created);
       // Two calls in flight together; both give up, and both pause the orders bucket.

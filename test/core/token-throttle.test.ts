@@ -48,7 +48,8 @@ describe('token exchange throttle: 20 attempts per minute', () => {
   it('the 21st exchange attempt within a minute is sent when the first is a minute old', async () => {
     freezeClock(0);
     tokenEndpointFailing(20);
-    client = wireClient(server.url, { maxRetries: 0 });
+    // A call's deadline bounds its wait for the token: room for the minute's wait.
+    client = wireClient(server.url, { maxRetries: 0, timeoutMs: 120_000 });
     for (let i = 0; i < 20; i++) await failedRenewal();
     expect(exchanges()).toHaveLength(20);
 
@@ -62,7 +63,8 @@ describe('token exchange throttle: 20 attempts per minute', () => {
   it('the window slides: never more than 20 attempts in any 60 s', async () => {
     freezeClock(0);
     tokenEndpointFailing(40);
-    client = wireClient(server.url, { maxRetries: 0 });
+    // A call's deadline bounds its wait for the token: room for the minute's wait.
+    client = wireClient(server.url, { maxRetries: 0, timeoutMs: 120_000 });
     for (let i = 0; i < 10; i++) await failedRenewal();
     await vi.advanceTimersByTimeAsync(30_000);
     for (let i = 0; i < 10; i++) await failedRenewal();
