@@ -23,7 +23,11 @@ export interface MerchantClientOptions {
   readonly apiKey?: string;
   /** Signing key: used only for request signatures (HMAC). Default: `MERCHANT_API_SIGNING_KEY`. */
   readonly signingKey?: string;
-  /** Per-attempt timeout in ms, covering the body read. Default 30 000. */
+  /**
+   * Per-attempt timeout in ms, covering the body read. Default 30 000. A call's deadline is
+   * `timeoutMs × (maxRetries + 1)` from its start (90 s by default): everything it waits for (a
+   * token, its rate-limit bucket, the backoff) and its attempts fit in it.
+   */
   readonly timeoutMs?: number;
   /** Automatic retries per call, for the failures the spec allows retrying. Default 2. */
   readonly maxRetries?: number;

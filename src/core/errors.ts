@@ -243,7 +243,12 @@ export class ConnectionError extends MerchantSdkError {
   }
 }
 
-/** An attempt exceeded `timeoutMs` (from the start of the attempt to the end of the body). */
+/**
+ * An attempt exceeded `timeoutMs` (from the start of the attempt to the end of the body), or the
+ * call's deadline (`timeoutMs × (maxRetries + 1)` from its start) passed while it waited for a
+ * token or its rate-limit bucket, or during its last attempt. The message says which; `call.sent`
+ * says whether anything reached the service.
+ */
 export class TimeoutError extends ConnectionError {
   /** Class name, `TimeoutError` (survives minification, unlike `constructor.name`). */
   override name = 'TimeoutError';
