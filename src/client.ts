@@ -26,7 +26,11 @@ import * as z from 'zod/mini';
 export interface RawRequest {
   /** HTTP method. */
   readonly method: HttpMethod;
-  /** Path starting with `/v1/`, percent-encoded, without query (use `query`). */
+  /**
+   * Path starting with `/v1/`, percent-encoded, without query (use `query`). Sent and signed
+   * exactly as given, so a path a URL parser would rewrite (a `.` or `..` segment, encoded or
+   * not, or a backslash) is refused with `InvalidArgumentError` before anything is sent.
+   */
   readonly path: string;
   /** Query parameters, sent in this order. */
   readonly query?: Readonly<Record<string, QueryValue>>;

@@ -5,7 +5,6 @@ import {
   deadlineText,
   failureLabel,
   finalError,
-  isRateLimited,
   reached,
   retryClassOfFailure,
   stripQuery,
@@ -18,7 +17,7 @@ import { AbortError, ApiError, TimeoutError, type CallState } from './errors.js'
 import { log, printable, type LogFields, type Logger } from './logger.js';
 import type { Redactor } from './redactor.js';
 import { errorFromResponse } from './response.js';
-import { decideRetry, parseRetryAfter, retryClassFor, type BackoffSettings, type RetryRules } from './retry-policy.js';
+import { decideRetry, parseRetryAfter, rateLimitOf, retryClassFor, type BackoffSettings, type RetryRules } from './retry-policy.js';
 import type { ServiceClock } from './service-clock.js';
 import { bodySha256, signAttempt, type SignatureHeaders, type Signer } from './signing.js';
 import { sleep } from './sleep.js';
@@ -308,15 +307,16 @@ export class AttemptRunner {
       retryClass: (code, status) => retryClassFor(code, status, p.rules),
     });
     own(p, error);
+    // An HTTP-date Retry-After is the service's clock: read against the service clock.
+    const retryAfterHeader = parseRetryAfter(response.headers['retry-after'], this.#clock.now());
     if (!(error instanceof ApiError)) {
       this.#log('info', 'request failed with a malformed body', fields);
-      return { ok: false, error, failure: { kind: 'malformed', status: response.status }, response, token };
+      // A proxy's 429 page still says the bucket is full: its Retry-After is honoured.
+      const failure = { kind: 'malformed', status: response.status, retryAfterSeconds: retryAfterHeader } as const;
+      return { ok: false, error, failure, response, token };
     }
     this.#log('info', 'request failed', { ...fields, requestId: error.requestId, code: printable(error.code) });
-    // An HTTP-date Retry-After is the service's clock: read against the service clock.
-    const retryAfterSeconds =
-      parseRetryAfter(response.headers['retry-after'], this.#clock.now()) ??
-      numberOrUndefined((error.extras as { retry_after?: unknown }).retry_after);
+    const retryAfterSeconds = retryAfterHeader ?? numberOrUndefined((error.extras as { retry_after?: unknown }).retry_after);
     return { ok: false, error, failure: { kind: 'api', code: error.code, status: response.status, retryAfterSeconds }, response, token };
   }
 
@@ -395,9 +395,8 @@ export class AttemptRunner {
       // A 429 says the bucket is full for every call, so it pauses the others even when this
       // call gives up (retries spent, its deadline, or a Retry-After beyond maxRetryAfterMs:
       // capped there).
-      if (isRateLimited(failure) && failure.retryAfterSeconds !== undefined) {
-        this.#pause(p, Math.min(failure.retryAfterSeconds * 1000, backoff.maxRetryAfterMs));
-      }
+      const retryAfterSeconds = rateLimitOf(failure)?.retryAfterSeconds;
+      if (retryAfterSeconds !== undefined) this.#pause(p, Math.min(retryAfterSeconds * 1000, backoff.maxRetryAfterMs));
       throw failed.error;
     }
     p.retries++;

@@ -121,13 +121,8 @@ export function reached(f: AttemptFailure): boolean {
 /** The retry class a retried failure belongs to (a transport failure retries like `api_error`). */
 export function retryClassOfFailure(f: AttemptFailure, rules: RetryRules): string {
   if (f.kind === 'api') return retryClassFor(f.code, f.status, rules);
-  if (f.kind === 'malformed') return 'same_key';
+  if (f.kind === 'malformed') return f.status === 429 ? 'after_wait' : 'same_key';
   return f.sent ? 'same_key' : 'not_sent';
-}
-
-/** A 429: nothing executed, the bucket is full. */
-export function isRateLimited(f: AttemptFailure): f is Extract<AttemptFailure, { kind: 'api' }> {
-  return f.kind === 'api' && (f.code === 'rate_limited' || f.status === 429);
 }
 
 /** A short name of a failure, for the retry log line and trace event. */
