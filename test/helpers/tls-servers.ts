@@ -57,5 +57,7 @@ export function startUntrustedTlsServer(): Promise<LoopbackServer> {
 
 /** A server that accepts connections and never writes a byte: a TLS handshake with it never completes. */
 export function startStalledServer(): Promise<LoopbackServer> {
-  return listen(createTcpServer(), new Set(), { accepted: 0 });
+  // What the client sends is read and dropped, so that its end (or reset) closes the socket here.
+  const server = createTcpServer((s) => void s.resume());
+  return listen(server, new Set(), { accepted: 0 });
 }
