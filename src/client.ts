@@ -183,7 +183,12 @@ export class MerchantClient {
     return this.#clock.offsetMs;
   }
 
-  /** Closes pooled connections. Calls made afterwards fail. */
+  /**
+   * Closes pooled connections. Calls still running are let finish (each within its deadline);
+   * then, after a one-second grace, what the pool still holds (a connection stalled in its TLS
+   * handshake, a request a call gave up on) is destroyed, so nothing keeps the process alive.
+   * Calls made afterwards fail.
+   */
   async close(): Promise<void> {
     await this.#transport.close();
   }
