@@ -178,3 +178,66 @@ describe('the backoff and the attempts', () => {
     expect(keys()[1]).toBe(keys()[0]);
   });
 });
+
+describe('the edges of the deadline', () => {
+  it("the token endpoint's window: the exchange waits for its place only until its own deadline", async () => {
+    server.onToken(apiError(502, 'upstream_error'));
+    clientWith({ timeoutMs: 1500, maxRetries: 1, backoff: { baseDelayMs: 0, maxDelayMs: 0 } });
+    // Ten calls, two exchange attempts each: the window's 20 places are taken.
+    for (let i = 0; i < 10; i++)
+      await expect(client.request({ method: 'GET', path: '/v1/assets' })).rejects.toMatchObject({ code: 'upstream_error' });
+    expect(server.tokenExchanges()).toBe(20);
+    const late = track(client.request({ method: 'GET', path: '/v1/assets' }).then(() => 'ok'));
+    const patient = track(client.request({ method: 'GET', path: '/v1/assets', options: { timeoutMs: 10_000 } }));
+    await vi.advanceTimersByTimeAsync(3000);
+    await settleIo();
+    expect(late.error).toBeInstanceOf(TimeoutError);
+    expect((late.error as Error).message).toMatch(
+      /^The call's deadline \(3000 ms: timeoutMs 1500 × 2 attempts\) passed while waiting for (a token|its rate-limit bucket) /,
+    );
+    // The exchange ran on the client's settings: its own deadline ended its wait for the window.
+    expect(patient.error).toBeInstanceOf(TimeoutError);
+    expect((patient.error as Error).message).toMatch(
+      /^The call's deadline \(3000 ms: timeoutMs 1500 × 2 attempts\) passed while waiting for its rate-limit bucket \(POST \/v1\/connect\/token\)\./,
+    );
+    expect(server.tokenExchanges()).toBe(20);
+  });
+
+  it('a repair that outlasts the deadline (a slow token store) ends the call before another attempt', async () => {
+    let releaseDelete!: () => void;
+    const held = new Promise<void>((resolve) => (releaseDelete = resolve));
+    const stored: Array<{ token: string; expiresAt: number }> = [];
+    let deleting = false;
+    clientWith({
+      tokenStore: {
+        get: () => stored.at(-1),
+        set: (_key, token) => void stored.push(token),
+        delete: async () => {
+          deleting = true;
+          await held;
+        },
+      },
+    });
+    server.on('POST', '/v1/withdrawals', apiError(401, 'invalid_token'));
+    const call = track(withdraw(SHORT));
+    await until(() => deleting);
+    await vi.advanceTimersByTimeAsync(400);
+    releaseDelete();
+    await until(() => call.settled);
+    expect(call.error).toBeInstanceOf(TimeoutError);
+    expect((call.error as Error).message).toMatch(
+      /^The call's deadline \(400 ms: timeoutMs 400 × 1 attempt\) passed before another attempt \(POST \/v1\/withdrawals\)\. \(the call may have executed: retry with idempotency key /,
+    );
+    expect(keys()).toHaveLength(1);
+  });
+
+  it('a Retry-After exactly as long as what is left is not waited: nothing would be left for the retry', async () => {
+    server.on('POST', '/v1/withdrawals', [limited(2), { status: 201, body: ORDER }]);
+    clientWith();
+    const call = track(withdraw({ timeoutMs: 1000, maxRetries: 1 }));
+    await until(() => keys().length === 1);
+    await settleIo();
+    expect(call.settled).toBe(true);
+    expect(call.error).toMatchObject({ code: 'rate_limited' });
+  });
+});

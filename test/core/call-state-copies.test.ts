@@ -159,6 +159,8 @@ describe('withCallState copies an error whatever shape the runtime gave it', () 
       expect(copy.stack!.startsWith(`ApiError: ${copy.message}`)).toBe(true);
     }
     expect(once.message).toBe('invalid_credentials (HTTP 401): bad credentials [request_id req_1]');
+    // The copied stack is as hidden as the original's: not in Object.keys, JSON or a log of the fields.
+    for (const copy of [once, twice, thrice]) expect(Object.prototype.propertyIsEnumerable.call(copy, 'stack')).toBe(false);
     expect(thrice.message).toBe('invalid_credentials (HTTP 401): bad credentials [request_id req_1] (during POST /v1/withdrawals) (again)');
     // The original is untouched: every caller of a shared step reads its own state.
     expect(original.call).toBeUndefined();

@@ -100,6 +100,20 @@ describe('token renewal margin', () => {
     expect(server.calls().map((c) => c.headers['x-auth-token'])).toEqual(['Bearer tok_a', 'Bearer tok_a', 'Bearer tok_b']);
   });
 
+  it("holds a token no longer than the spec's 30 minutes, whatever its expired_at says (a host clock behind at arrival)", async () => {
+    freezeClock(0);
+    server.onToken({ body: { auth_token: 'tok_a', expired_at: EPOCH_S + 7200, token_type: 'Bearer', scopes: [] } });
+    client = wireClient(server.url);
+    await read();
+    // 30 minutes less the default 120 s margin.
+    await vi.advanceTimersByTimeAsync(28 * 60_000 - 1);
+    await read();
+    expect(exchanges()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await read();
+    expect(exchanges()).toHaveLength(2);
+  });
+
   it('follows a configured margin', async () => {
     freezeClock(0);
     server.onToken({ body: { auth_token: 'tok_a', expired_at: EPOCH_S + 11, token_type: 'Bearer', scopes: [] } });
