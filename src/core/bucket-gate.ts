@@ -11,7 +11,7 @@ const MINUTE_MS = 60_000;
  * when the gate has to wait or hand it to a limiter: a call that passes straight through makes
  * no timer and no controller.
  */
-export type WaitSignal = () => AbortSignal | undefined;
+type WaitSignal = () => AbortSignal | undefined;
 
 /** The key of a pause: the bucket, or one of its sub-limits. */
 function pauseKey(bucket: CallBucket, subKey: string | undefined): string {
