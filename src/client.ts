@@ -26,7 +26,11 @@ import * as z from 'zod/mini';
 export interface RawRequest {
   /** HTTP method. */
   readonly method: HttpMethod;
-  /** Path starting with `/v1/`, percent-encoded, without query (use `query`). */
+  /**
+   * Path starting with `/v1/`, percent-encoded, without query (use `query`). Sent and signed
+   * exactly as given, so a path a URL parser would rewrite (a `.` or `..` segment, encoded or
+   * not, or a backslash) is refused with `InvalidArgumentError` before anything is sent.
+   */
   readonly path: string;
   /** Query parameters, sent in this order. */
   readonly query?: Readonly<Record<string, QueryValue>>;
@@ -179,7 +183,12 @@ export class MerchantClient {
     return this.#clock.offsetMs;
   }
 
-  /** Closes pooled connections. Calls made afterwards fail. */
+  /**
+   * Closes pooled connections. Calls still running are let finish (each within its deadline);
+   * then, after a one-second grace, what the pool still holds (a connection stalled in its TLS
+   * handshake, a request a call gave up on) is destroyed, so nothing keeps the process alive.
+   * Calls made afterwards fail.
+   */
   async close(): Promise<void> {
     await this.#transport.close();
   }

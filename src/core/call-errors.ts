@@ -23,9 +23,13 @@ export function transportError(err: unknown, p: CallProgress, redactor: Redactor
   const what = `${call.method} ${stripQuery(call.path)}`;
   const cause = sanitize(err, p, redactor);
   if (signal?.aborted) return new AbortError(call.idempotencyKey, { cause: signal.reason });
-  // The deadline is the SDK's own: there is no foreign error to keep as a cause.
-  if (err instanceof AttemptTimeoutError)
-    return new TimeoutError(`No complete response within ${p.timeoutMs} ms (${what}).`, call.idempotencyKey, p.attempt);
+  // The deadline is the SDK's own: there is no foreign error to keep as a cause. An attempt's
+  // limit is timeoutMs, or what is left of the call's deadline when that is less: the message
+  // states both, whichever ran out.
+  if (err instanceof AttemptTimeoutError) {
+    const budget = `timeoutMs ${p.timeoutMs} per attempt, ${p.timeoutMs * (p.maxRetries + 1)} ms for the call`;
+    return new TimeoutError(`No complete response in time (${budget}) (${what}).`, call.idempotencyKey, p.attempt);
+  }
   if (err instanceof RedirectError) {
     // A 3xx, even one a dispatcher followed (its status unseen here), is the service's answer.
     answered(p, err.status, undefined);
@@ -117,13 +121,8 @@ export function reached(f: AttemptFailure): boolean {
 /** The retry class a retried failure belongs to (a transport failure retries like `api_error`). */
 export function retryClassOfFailure(f: AttemptFailure, rules: RetryRules): string {
   if (f.kind === 'api') return retryClassFor(f.code, f.status, rules);
-  if (f.kind === 'malformed') return 'same_key';
+  if (f.kind === 'malformed') return f.status === 429 ? 'after_wait' : 'same_key';
   return f.sent ? 'same_key' : 'not_sent';
-}
-
-/** A 429: nothing executed, the bucket is full. */
-export function isRateLimited(f: AttemptFailure): f is Extract<AttemptFailure, { kind: 'api' }> {
-  return f.kind === 'api' && (f.code === 'rate_limited' || f.status === 429);
 }
 
 /** A short name of a failure, for the retry log line and trace event. */
@@ -131,7 +130,13 @@ export function failureLabel(f: AttemptFailure): string {
   return f.kind === 'api' ? f.code : f.kind === 'malformed' ? `malformed_${f.status}` : f.kind;
 }
 
-function stripQuery(path: string): string {
+/** The call's deadline as a caller reads it: `400 ms: timeoutMs 400 × 1 attempt`. */
+export function deadlineText(p: CallProgress): string {
+  const attempts = p.maxRetries + 1;
+  return `${p.timeoutMs * attempts} ms: timeoutMs ${p.timeoutMs} × ${attempts} attempt${attempts === 1 ? '' : 's'}`;
+}
+
+export function stripQuery(path: string): string {
   const q = path.indexOf('?');
   return q === -1 ? path : path.slice(0, q);
 }

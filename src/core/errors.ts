@@ -69,15 +69,33 @@ export function withCallState<E extends MerchantSdkError>(err: E, call: CallStat
   if (note !== undefined) {
     const message = `${err.message} (${note})`;
     Object.defineProperty(target, 'message', { value: message, enumerable: false, writable: true, configurable: true });
-    // Every SDK error is built with `new`, so V8 gave it a stack that starts with its message.
-    Object.defineProperty(target, 'stack', { value: err.stack!.replace(err.message, message), writable: true, configurable: true });
+    // The stack starts with the message where the runtime builds it so (V8); elsewhere it is kept.
+    const stack = target.stack;
+    const restated = typeof stack === 'string' ? stack.replace(err.message, message) : `${err.name}: ${message}`;
+    Object.defineProperty(target, 'stack', { value: restated, writable: true, enumerable: false, configurable: true });
   }
   return target;
 }
 
+/**
+ * A copy of `err` with its prototype (class) and every own property, each read from `err` as a
+ * value. An accessor is never copied as is: Node 22 and later give an error an own `stack`
+ * accessor that reads the error it was made for, so on a copy it would read nothing (and a copy
+ * of that copy would lose the stack for good). `stack` is read even where the runtime keeps it
+ * on the prototype, so the copy always carries the original's.
+ */
 function copyError<E extends Error>(err: E): E {
   const copy = Object.create(Object.getPrototypeOf(err) as object) as E;
-  Object.defineProperties(copy, Object.getOwnPropertyDescriptors(err));
+  const descriptors = Object.getOwnPropertyDescriptors(err) as Record<PropertyKey, PropertyDescriptor>;
+  for (const key of Reflect.ownKeys(descriptors)) {
+    const d = descriptors[key]!;
+    const value: PropertyDescriptor =
+      'value' in d ? d : { value: Reflect.get(err, key) as unknown, writable: true, enumerable: d.enumerable, configurable: true };
+    Object.defineProperty(copy, key, value);
+  }
+  if (!Object.hasOwn(copy, 'stack') && typeof err.stack === 'string') {
+    Object.defineProperty(copy, 'stack', { value: err.stack, writable: true, enumerable: false, configurable: true });
+  }
   return copy;
 }
 
@@ -225,7 +243,12 @@ export class ConnectionError extends MerchantSdkError {
   }
 }
 
-/** An attempt exceeded `timeoutMs` (from the start of the attempt to the end of the body). */
+/**
+ * An attempt exceeded `timeoutMs` (from the start of the attempt to the end of the body), or the
+ * call's deadline (`timeoutMs × (maxRetries + 1)` from its start) passed while it waited for a
+ * token or its rate-limit bucket, or during its last attempt. The message says which; `call.sent`
+ * says whether anything reached the service.
+ */
 export class TimeoutError extends ConnectionError {
   /** Class name, `TimeoutError` (survives minification, unlike `constructor.name`). */
   override name = 'TimeoutError';

@@ -4,7 +4,8 @@ import type { RetryMode } from '../spec/endpoint.js';
 /** What went wrong in one attempt, as the retry policy sees it. */
 export type AttemptFailure =
   | { readonly kind: 'api'; readonly code: string; readonly status: number; readonly retryAfterSeconds: number | undefined }
-  | { readonly kind: 'malformed'; readonly status: number }
+  /** A body that is not the service's envelope (a proxy's page); a 429 keeps its `Retry-After`. */
+  | { readonly kind: 'malformed'; readonly status: number; readonly retryAfterSeconds?: number | undefined }
   /** `sent: false`: the connection failed before any byte of the request left the client. */
   | { readonly kind: 'connection'; readonly sent: boolean }
   | { readonly kind: 'timeout'; readonly sent: boolean };
@@ -64,8 +65,10 @@ const NO: RetryDecision = { retry: false };
  */
 export function decideRetry(failure: AttemptFailure, ctx: RetryContext): RetryDecision {
   if (ctx.retriesSoFar >= ctx.maxRetries) return NO;
-  // Nothing executed on a 429, so even never-retry endpoints may wait and go again.
-  if (failure.kind === 'api' && (failure.code === 'rate_limited' || failure.status === 429)) return afterRetryAfter(failure, ctx);
+  // Nothing executed on a 429 (whatever its body: a proxy's page too), so even never-retry
+  // endpoints may wait and go again.
+  const limited = rateLimitOf(failure);
+  if (limited !== undefined) return afterRetryAfter(limited, ctx);
   // Nothing left the client: going again cannot execute anything twice, on any endpoint.
   if ((failure.kind === 'connection' || failure.kind === 'timeout') && !failure.sent) return withBackoff(ctx, false);
   if (ctx.rules.retry === 'never') return NO;
@@ -80,6 +83,16 @@ export function decideRetry(failure: AttemptFailure, ctx: RetryContext): RetryDe
     case 'api':
       return apiRetry(failure, ctx);
   }
+}
+
+/**
+ * What a 429 says to wait (whatever its body: a proxy's page too), or the `rate_limited` code
+ * under another status: the bucket is full and nothing executed. Undefined for other failures.
+ */
+export function rateLimitOf(f: AttemptFailure): { readonly retryAfterSeconds: number | undefined } | undefined {
+  if (f.kind === 'api' && (f.code === 'rate_limited' || f.status === 429)) return f;
+  if (f.kind === 'malformed' && f.status === 429) return { retryAfterSeconds: f.retryAfterSeconds };
+  return undefined;
 }
 
 /** The catalogue code of a 5xx status without a readable body. */

@@ -300,7 +300,22 @@ describe('429 rate_limited', () => {
       delayMs: 2000,
       rateLimited: true,
     });
-    expect(decideRetry({ kind: 'malformed', status: 429 }, ctx({ rules: { retry: 'never' } }))).toEqual({ retry: false });
+  });
+
+  it("a 429 whose body is not the envelope (a proxy's page) is waited out too: by its Retry-After, else by backoff", () => {
+    expect(decideRetry({ kind: 'malformed', status: 429, retryAfterSeconds: 2 }, ctx({ rules: { retry: 'never' } }))).toEqual({
+      retry: true,
+      delayMs: 2000,
+      rateLimited: true,
+      unknownCode: false,
+    });
+    const withoutHeader = decideRetry({ kind: 'malformed', status: 429 }, ctx({ rules: { retry: 'never' } }));
+    expect(withoutHeader).toMatchObject({ retry: true, rateLimited: true, unknownCode: false });
+    // Other pages keep their rules: a 4xx page is never retried, a 5xx page as its status's code.
+    expect(decideRetry({ kind: 'malformed', status: 400, retryAfterSeconds: 2 }, ctx())).toEqual({ retry: false });
+    expect(decideRetry({ kind: 'malformed', status: 503, retryAfterSeconds: 2 }, ctx({ rules: { retry: 'never' } }))).toEqual({
+      retry: false,
+    });
   });
 });
 

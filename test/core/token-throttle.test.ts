@@ -48,7 +48,8 @@ describe('token exchange throttle: 20 attempts per minute', () => {
   it('the 21st exchange attempt within a minute is sent when the first is a minute old', async () => {
     freezeClock(0);
     tokenEndpointFailing(20);
-    client = wireClient(server.url, { maxRetries: 0 });
+    // A call's deadline bounds its wait for the token: room for the minute's wait.
+    client = wireClient(server.url, { maxRetries: 0, timeoutMs: 120_000 });
     for (let i = 0; i < 20; i++) await failedRenewal();
     expect(exchanges()).toHaveLength(20);
 
@@ -62,7 +63,8 @@ describe('token exchange throttle: 20 attempts per minute', () => {
   it('the window slides: never more than 20 attempts in any 60 s', async () => {
     freezeClock(0);
     tokenEndpointFailing(40);
-    client = wireClient(server.url, { maxRetries: 0 });
+    // A call's deadline bounds its wait for the token: room for the minute's wait.
+    client = wireClient(server.url, { maxRetries: 0, timeoutMs: 120_000 });
     for (let i = 0; i < 10; i++) await failedRenewal();
     await vi.advanceTimersByTimeAsync(30_000);
     for (let i = 0; i < 10; i++) await failedRenewal();
@@ -96,6 +98,20 @@ describe('token renewal margin', () => {
     await read();
     expect(exchanges()).toHaveLength(2);
     expect(server.calls().map((c) => c.headers['x-auth-token'])).toEqual(['Bearer tok_a', 'Bearer tok_a', 'Bearer tok_b']);
+  });
+
+  it("holds a token no longer than the spec's 30 minutes, whatever its expired_at says (a host clock behind at arrival)", async () => {
+    freezeClock(0);
+    server.onToken({ body: { auth_token: 'tok_a', expired_at: EPOCH_S + 7200, token_type: 'Bearer', scopes: [] } });
+    client = wireClient(server.url);
+    await read();
+    // 30 minutes less the default 120 s margin.
+    await vi.advanceTimersByTimeAsync(28 * 60_000 - 1);
+    await read();
+    expect(exchanges()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await read();
+    expect(exchanges()).toHaveLength(2);
   });
 
   it('follows a configured margin', async () => {
