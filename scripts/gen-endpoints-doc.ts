@@ -19,6 +19,7 @@ export function sdkCall(id: string): string {
 }
 
 function retryNote(e: EndpointDescriptor): string {
+  if (e.lockout !== undefined) return 'never resent once it may have executed (failures count against the customer); 429, unsent, 502/504 retried';
   if (e.retry === 'never') return 'never retried';
   if (e.noRetryCodes?.length) return `no retry on ${e.noRetryCodes.map((c) => `\`${c}\``).join(', ')}`;
   return 'spec';

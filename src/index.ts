@@ -24,6 +24,7 @@ export {
   RedirectRefusedError,
   ClockSkewError,
   CallInterruptedError,
+  OutcomeUnknownError,
   InvalidArgumentError,
   PaginationRestartError,
   PaginationStalledError,

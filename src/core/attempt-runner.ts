@@ -1,7 +1,16 @@
 import type { RateLimitBucket } from '../spec/endpoint.js';
 import type { BucketGate } from './bucket-gate.js';
 import type { PreparedCall } from './call.js';
-import { failureLabel, finalError, isRateLimited, reached, retryClassOfFailure, transportError, transportFailure } from './call-errors.js';
+import {
+  endingError,
+  failureLabel,
+  finalError,
+  isRateLimited,
+  reached,
+  retryClassOfFailure,
+  transportError,
+  transportFailure,
+} from './call-errors.js';
 import { answered, own, raiseSent, snapshot, type AttemptOutcome, type CallProgress, type Failed } from './call-progress.js';
 import { AbortError, ApiError, type CallState } from './errors.js';
 import { log, printable, type LogFields, type Logger } from './logger.js';
@@ -355,7 +364,7 @@ export class AttemptRunner {
       if (isRateLimited(failure) && failure.retryAfterSeconds !== undefined) {
         this.#pause(p, Math.min(failure.retryAfterSeconds * 1000, backoff.maxRetryAfterMs));
       }
-      throw failed.error;
+      throw endingError(failed, p);
     }
     p.retries++;
     if (decision.unknownCode) p.unknownRetried = true;

@@ -221,15 +221,23 @@ export const CARDS_CLOSE_CHECK = endpoint('member.cards.closeCheck', 'GET /v1/ca
 
 /**
  * `POST /v1/cards/{id}/activate`: member-scoped, key required, irreversible. Scope not shown.
- * `noRetryCodes: ['api_error']`: a details mismatch returns 500 `api_error` and counts toward the
- * 3-failure 24-hour lock, so it is never retried (nor an unknown code, treated as `api_error`).
- * What cannot count toward the lock is retried with the same key: 502, 504, 409 in progress and
- * network failures ("Network errors and upstream 5xx do not count"). The body carries the PIN.
+ * `lockout`: "Three failures lock the card for 24 hours"; a details mismatch returns 500
+ * `api_error` and counts, and a 500 is not stored under the key, so a resend of an attempt that
+ * may have executed could count again. Nothing of the kind is resent: not a 500, an unknown code
+ * (treated as `api_error`), a 409 in progress (the first may end in such a 500), a reset or a
+ * timeout after sending, a proxy's 5xx page. Retried with the same key only what cannot count: a
+ * 429, a failure before sending, 502 `upstream_error` and 504 `upstream_timeout` ("Network errors
+ * and upstream 5xx do not count"). The only endpoint whose failures the spec counts against the
+ * customer. The body carries the PIN.
  */
 export const CARDS_ACTIVATE = endpoint('member.cards.activate', 'POST /v1/cards/{id}/activate', 'full', cardStatusResultSchema, {
   memberScoped: true,
   idempotent: true,
-  noRetryCodes: ['api_error'],
+  lockout: {
+    rule: 'three failures lock the card for 24 hours, and only the service unlocks it',
+    check:
+      'read the card (GET /v1/cards/{id}): `active` means it succeeded; any other status cannot tell a counted failure from a request never processed, so ask the user to check the expiry and PIN before a new attempt',
+  },
   secretFields: ['pin'],
 });
 

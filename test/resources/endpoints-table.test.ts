@@ -42,8 +42,14 @@ describe('the endpoint table', () => {
 
   it('pins the special retry and logging rules', () => {
     const byId = new Map(ENDPOINTS.map((e) => [e.id, e]));
-    expect(byId.get('member.cards.activate')).toMatchObject({ noRetryCodes: ['api_error'], secretFields: ['pin'], idempotent: true });
-    expect(byId.get('member.cards.activate')!.retry).toBeUndefined();
+    const activate = byId.get('member.cards.activate')!;
+    expect(activate).toMatchObject({ secretFields: ['pin'], idempotent: true });
+    expect(activate.lockout?.rule).toMatch(/^three failures lock the card for 24 hours/);
+    expect(activate.lockout?.check).toContain('`active` means it succeeded');
+    expect(activate.retry).toBeUndefined();
+    expect(activate.noRetryCodes).toBeUndefined();
+    // The spec counts failures against the customer on card activation only.
+    expect(ENDPOINTS.filter((e) => e.lockout !== undefined).map((e) => e.id)).toEqual(['member.cards.activate']);
     expect(byId.get('member.remittances.cancel')!.noRetryCodes).toEqual(['api_error']);
     expect(byId.get('member.cards.unfreeze')!.noRetryCodes).toEqual(['api_error']);
     expect(byId.get('member.cards.updateLimits')).toMatchObject({ noRetryCodes: ['api_error'], idempotent: false });
