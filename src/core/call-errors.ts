@@ -84,7 +84,8 @@ function ownNote(err: MerchantSdkError, p: CallProgress, state: CallState): stri
   const lockout = p.rules.lockout;
   if (lockout !== undefined) {
     // What may have executed there is checked, never resent: the generic "retry with the key" would count again.
-    if (err instanceof ApiError && lockoutStopped(err.code, err.status, p.rules)) return lockoutAdvice(lockout);
+    const api: ApiError | undefined = err instanceof ApiError ? (err as ApiError) : undefined;
+    if (api !== undefined && lockoutStopped(api.code, api.status, p.rules)) return lockoutAdvice(lockout);
     if (err instanceof AbortError && state.sent !== 'no') return lockoutAdvice(lockout);
   }
   if (!movesState(p.call) || !(err instanceof ConnectionError || err instanceof AbortError)) return undefined;

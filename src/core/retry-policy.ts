@@ -70,9 +70,7 @@ export function decideRetry(failure: AttemptFailure, ctx: RetryContext): RetryDe
   if (failure.kind === 'api' && (failure.code === 'rate_limited' || failure.status === 429)) return afterRetryAfter(failure, ctx);
   // Nothing left the client: going again cannot execute anything twice, on any endpoint.
   if ((failure.kind === 'connection' || failure.kind === 'timeout') && !failure.sent) return withBackoff(ctx, false);
-  if (ctx.rules.retry === 'never') return NO;
-  // A resend could be one more failure counted against the customer, and the key cannot stop it.
-  if (ctx.rules.lockout !== undefined && outcomeUnknown(failure)) return NO;
+  if (resendForbidden(failure, ctx.rules)) return NO;
   switch (failure.kind) {
     case 'connection':
     case 'timeout':
@@ -84,6 +82,15 @@ export function decideRetry(failure: AttemptFailure, ctx: RetryContext): RetryDe
     case 'api':
       return apiRetry(failure, ctx);
   }
+}
+
+/**
+ * Whether the endpoint forbids resending a failure that may have reached the service: it never
+ * retries, or (lockout) a resend could be one more failure counted against the customer, which the
+ * key cannot stop. Its error answers are judged by code (`retryClassFor`).
+ */
+function resendForbidden(failure: AttemptFailure, rules: RetryRules): boolean {
+  return rules.retry === 'never' || (rules.lockout !== undefined && outcomeUnknown(failure));
 }
 
 /**

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   AbortError,
-  ApiError,
+  type ApiError,
   ConnectionError,
   MalformedResponseError,
   OutcomeUnknownError,

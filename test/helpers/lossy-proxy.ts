@@ -42,7 +42,11 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function forward(target: URL, req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
+function forward(
+  target: URL,
+  req: IncomingMessage,
+  body: Buffer,
+): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
   const headers = { ...req.headers, host: target.host };
   delete headers['connection'];
   return new Promise((resolve, reject) => {
