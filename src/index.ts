@@ -117,6 +117,8 @@ export type {
 } from './resources/index.js';
 export type {
   OpenEnum,
+  AsReceived,
+  JsonValue,
   LooseResult,
   Loose,
   LooseItem,

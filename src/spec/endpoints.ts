@@ -66,8 +66,8 @@ function endpoint<S extends z.ZodMiniType>(
 const corridorPageSchema = pageSchema(corridorSchema);
 /** A remittance order as the loosely typed endpoints answer it: its object form or any other JSON value. */
 const looseRemittanceSchema = loose(remittanceRecordSchema);
-/** Body of a name-only list GET: any JSON value, the items it carries checked as loose results. */
-const looseList = looseListSchema(looseValueSchema);
+/** Body of a name-only list GET: any JSON value, passed through as received. */
+const looseList = looseListSchema;
 
 // ---------------------------------------------------------------------------------------------
 // The 21 endpoints whose shapes the spec gives.
@@ -397,15 +397,9 @@ export const REMITTANCES_CREATE_PAYEE = endpoint('member.remittances.createPayee
 });
 
 /** `GET /v1/remittances`. Member-scoped (orders belong to the member). Assumed a keyset list envelope. */
-export const REMITTANCES_LIST = endpoint(
-  'member.remittances.list',
-  'GET /v1/remittances',
-  'loose',
-  looseListSchema(looseRemittanceSchema),
-  {
-    memberScoped: true,
-  },
-);
+export const REMITTANCES_LIST = endpoint('member.remittances.list', 'GET /v1/remittances', 'loose', looseListSchema, {
+  memberScoped: true,
+});
 
 /** `GET /v1/remittances/{id}`. Member-scoped (other members' orders are `not_found`). */
 export const REMITTANCES_RETRIEVE = endpoint('member.remittances.retrieve', 'GET /v1/remittances/{id}', 'loose', looseRemittanceSchema, {
