@@ -87,6 +87,7 @@ export type {
   Reports,
   Sandbox,
   FaucetParams,
+  Withdrawals,
   ListParams,
   LooseBody,
   LooseQuery,

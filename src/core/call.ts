@@ -100,7 +100,11 @@ function serialise(body: unknown): Uint8Array {
 export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArgs, basePath: string, bucket?: CallBucket): PreparedCall {
   const options = args.options;
   // Only a member-scoped endpoint carries a member: the member view and `request({ onBehalfOf })` make theirs so.
-  const member = endpoint.memberScoped ? checkMemberId(args.member, 'member') : undefined;
+  // A member-optional one goes without `x-on-behalf-of` when none is given (its merchant-level form).
+  const member =
+    endpoint.memberScoped && !(endpoint.memberOptional === true && args.member === undefined)
+      ? checkMemberId(args.member, 'member')
+      : undefined;
   const filled = fillPath(endpoint.path, args.pathParams) + buildQuery(args.query);
   const body = args.body === undefined ? undefined : serialise(args.body);
   const signed = isSignedMethod(endpoint.method);

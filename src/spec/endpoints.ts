@@ -7,7 +7,8 @@
  *
  * Conventions for what the spec does not show (each descriptor's comment gives its reason):
  * - `scope` is set only where the spec names it; elsewhere it is `undefined` ("not shown").
- * - `memberScoped`: decided from the prose (whose funds or records the call touches).
+ * - `memberScoped`: decided from the prose (whose funds or records the call touches);
+ *   `memberOptional` where a member-scoped call must also be possible without one.
  * - `idempotent`: true where the spec says "Idempotency key required"; for name-only writes, true
  *   when the call creates an object or moves funds (Common rules: "`x-idempotency-key` for writes
  *   that create a new object or move funds"), false for inherently idempotent actions.
@@ -285,18 +286,23 @@ export const DEPOSITS_DECLARE = endpoint('member.deposits.declare', 'POST /v1/de
 });
 
 /**
- * `POST /v1/withdrawals/{id}/confirm`. Member-scoped like the debit that created the order
- * (the member's `withdrawing` hold is cleared). Key: moves funds out of `withdrawing`.
+ * `POST /v1/withdrawals/{id}/confirm`. Member optional: callable on behalf of the member, like the
+ * debit that created the order (the member's `withdrawing` hold is cleared), or without naming one
+ * (`client.withdrawals`), since its scope is not shown and the `wdr_` id names the order: a member
+ * suspended after the debit is `member_not_found` under `x-on-behalf-of`, while the funds sit in
+ * `withdrawing` ("There is no third exit"). Key: moves funds out of `withdrawing`.
  */
 export const WITHDRAWALS_CONFIRM = endpoint('member.withdrawals.confirm', 'POST /v1/withdrawals/{id}/confirm', 'loose', looseValueSchema, {
   memberScoped: true,
+  memberOptional: true,
   idempotent: true,
   movesFunds: true,
 });
 
-/** `POST /v1/withdrawals/{id}/fail`. Member-scoped (funds return to the member's `available`). Key: moves funds. */
+/** `POST /v1/withdrawals/{id}/fail`. Member optional, as confirm (funds return to the member's `available`). Key: moves funds. */
 export const WITHDRAWALS_FAIL = endpoint('member.withdrawals.fail', 'POST /v1/withdrawals/{id}/fail', 'loose', looseValueSchema, {
   memberScoped: true,
+  memberOptional: true,
   idempotent: true,
   movesFunds: true,
 });

@@ -5,13 +5,7 @@
  * `balances` copy of `GET /v1/balances` is never validated.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  isLooseObject,
-  type LooseItem,
-  type LoosePage,
-  type MerchantClient,
-  type PagePromise,
-} from '../../src/index.js';
+import { isLooseObject, type LooseItem, type LoosePage, type MerchantClient, type PagePromise } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
 import { startWireServer, type WireServer } from '../helpers/wire-server.js';
 import { balanceRow } from '../schemas/fixtures.js';
