@@ -111,9 +111,9 @@ export function endingError(failed: Failed, p: CallProgress): Error {
   return own(p, new OutcomeUnknownError(message, { cause: failed.error, idempotencyKey: call.idempotencyKey }));
 }
 
-/** Writes can execute; reads and the token exchange cannot move money. */
+/** Writes (signed) can execute; reads and the token exchange (unsigned) cannot move money. */
 function movesState(call: PreparedCall): boolean {
-  return call.signed && call.bucket !== 'token';
+  return call.signed;
 }
 
 function sentAdvice(state: CallState): string {

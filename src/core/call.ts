@@ -21,7 +21,7 @@ export interface PreparedCall {
   /** Path with query, exactly as signed and sent (base path included). */
   readonly path: string;
   readonly body: Uint8Array | undefined;
-  /** Signed (every method but GET and HEAD): the attempt loop hashes `body` once per call. */
+  /** Signed (every method but GET and HEAD, the token exchange excepted): the attempt loop hashes `body` once per call. */
   readonly signed: boolean;
   /** The key every attempt sends, when the call takes one. */
   readonly idempotencyKey: string | undefined;
@@ -107,7 +107,8 @@ export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArg
       : undefined;
   const filled = fillPath(endpoint.path, args.pathParams) + buildQuery(args.query);
   const body = args.body === undefined ? undefined : serialise(args.body);
-  const signed = isSignedMethod(endpoint.method);
+  // Every method but GET and HEAD, except the token exchange (its descriptor says `unsigned`).
+  const signed = endpoint.unsigned !== true && isSignedMethod(endpoint.method);
   const keyed = endpoint.idempotent || options?.idempotencyKey !== undefined;
   checkExtraHeaders(options?.headers);
   return {

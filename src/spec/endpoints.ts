@@ -76,9 +76,11 @@ const looseList = looseListSchema;
 
 /**
  * `POST /v1/connect/token`. Used by the token manager, not exposed as a resource method.
- * Credentials in `x-client-id` / `x-api-key`; no body, no idempotency key.
+ * Credentials in `x-client-id` / `x-api-key` only: no body, no idempotency key, and no signature
+ * (`unsigned`: "the signing_key is never used for token exchange"; its only documented error is
+ * 401 `invalid_credentials`).
  */
-export const TOKEN_EXCHANGE = endpoint('connect.token', 'POST /v1/connect/token', 'full', tokenSchema);
+export const TOKEN_EXCHANGE = endpoint('connect.token', 'POST /v1/connect/token', 'full', tokenSchema, { unsigned: true });
 
 /** `POST /v1/withdrawals`: scope `withdrawals:write`, member-scoped, key required, moves funds. */
 export const WITHDRAWALS_CREATE = endpoint('member.withdrawals.create', 'POST /v1/withdrawals', 'full', withdrawalOrderSchema, {
