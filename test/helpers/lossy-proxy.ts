@@ -16,7 +16,7 @@ import type { AddressInfo, Socket } from 'node:net';
 export type Loss = 'reset' | 'hold' | undefined;
 
 /** An answer the server gave and the client never received. */
-export interface LostAnswer {
+interface LostAnswer {
   readonly method: string;
   readonly path: string;
   readonly status: number;
