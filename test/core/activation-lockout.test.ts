@@ -182,6 +182,23 @@ describe('answers the service gives for a processed activation are not retried e
   });
 });
 
+describe('what the error says when nothing may have counted', () => {
+  it('a business answer (state_invalid) and an abort before sending carry no lockout note', async () => {
+    const { sandbox, client } = await serve();
+    const m = sandbox.state.seedMember();
+    const frozen = sandbox.state.seedCard({ member: m.id, form: 'physical', status: 'frozen', ...RIGHT });
+    const refused = await thrownBy(() => client.member(m.id).cards.activate(frozen.id, RIGHT));
+    expect(isApiError(refused, 'state_invalid')).toBe(true);
+    expect((refused as ApiError).message).not.toContain('not resent');
+    const { member, card } = seedPhysicalCard(sandbox);
+    const aborted = await thrownBy(() => client.member(member).cards.activate(card, RIGHT, { signal: AbortSignal.abort() }));
+    expect(aborted).toBeInstanceOf(AbortError);
+    expect(aborted).toMatchObject({ call: { sent: 'no', attempts: 0 } });
+    expect((aborted as AbortError).message).toContain('nothing reached the service: calling again is safe');
+    expect(activations(sandbox)).toHaveLength(1);
+  });
+});
+
 describe('what cannot count is still retried with the same key (spec: network errors and upstream 5xx do not count)', () => {
   for (const status of [502, 504] as const) {
     it(`a ${status} from the service: retried with the same key, activated, nothing counted`, async () => {
