@@ -118,8 +118,6 @@ export type {
 } from './resources/index.js';
 export type {
   OpenEnum,
-  AsReceived,
-  JsonValue,
   LooseResult,
   Loose,
   LooseItem,

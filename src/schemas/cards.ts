@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { looseObject } from './loose-object.js';
-import { asReceived, integer, looseResultSchema, openEnum } from './common.js';
+import { integer, looseResultSchema, openEnum } from './common.js';
 
 /** Card states seen (States and transitions > Card). */
 const CARD_STATUSES = [
@@ -78,13 +78,13 @@ export interface CardCloseCheck extends z.infer<typeof cardCloseCheckSchema> {}
 
 /**
  * A card record. Not shown beyond the card states and `limits_updatable` ("card details");
- * every field comes through as received.
+ * typed as implied, never checked: every field comes through as received.
  */
 export const cardRecordSchema = z.extend(looseResultSchema, {
-  /** Card status (a string as implied, unknown values kept; else as received). */
-  status: z.optional(asReceived(cardStatusSchema)),
-  /** False: `updateLimits` returns `product_not_available` (a boolean as implied, else as received). */
-  limits_updatable: z.optional(asReceived(z.boolean())),
+  /** Card status (unknown values kept). */
+  status: z.optional(cardStatusSchema),
+  /** False: `updateLimits` returns `product_not_available`. */
+  limits_updatable: z.optional(z.boolean()),
 });
 
 /** A card record (loosely typed). */

@@ -66,41 +66,21 @@ export function pageSchema<T extends z.ZodMiniType>(item: T) {
   return looseObject(pageShape(item));
 }
 
-/** Any JSON value: what a field of a shape the spec does not show may hold. */
-export type JsonValue = string | number | boolean | null | readonly unknown[] | { readonly [key: string]: unknown };
-
-/**
- * A field the spec's prose names on a shape it does not show: typed `T` as the prose implies, or
- * any other JSON value exactly as the service sent it (a number where an id string was implied,
- * `null`, an object). Narrow it with `typeof` before relying on it: the SDK never refuses a 2xx over
- * such a field, since the call it answers may have moved money.
- *
- * @typeParam T - The type the prose implies.
- */
-export type AsReceived<T> = T | Exclude<JsonValue, T>;
-
-/**
- * Schema of an {@link AsReceived} field: the implied type for the declaration, nothing checked at
- * run time (typed fields of shapes the spec does not show are a convenience, never a gate).
- *
- * @param implied - The schema of the type the prose implies (its static type only is used).
- */
-export function asReceived<T>(implied: z.ZodMiniType<T>): z.ZodMiniType<AsReceived<T>> {
-  void implied;
-  return z.unknown() as z.ZodMiniType<AsReceived<T>>;
-}
-
 /**
  * Object form of a response whose shape the spec does not show: every field passed through, with
- * only the fields the spec's prose names typed (all optional). `id` and `status` are implied to be
- * strings (the spec's identifiers are prefixed strings and every status it names is one), and kept
- * as received whatever they are.
+ * only the fields the spec's prose names typed (all optional). `id` and `status` are typed as
+ * strings, as the prose implies (the spec's identifiers are prefixed strings and every status it
+ * names is one).
+ *
+ * The typed fields are a convenience, never a gate: the pipeline does not check them (see
+ * {@link loose}), so a service that sends another JSON value there (a numeric id, a `null` status)
+ * is answered with the body as received. Check with `typeof` where your code depends on the type.
  */
 export const looseResultSchema = looseObject({
-  /** Identifier, when the response carries one: a string as implied, else as received. */
-  id: z.optional(asReceived(z.string())),
-  /** Status, when the response carries one: a string as implied (unknown values kept), else as received. */
-  status: z.optional(asReceived(z.string())),
+  /** Identifier, when the response carries one (typed as the prose implies, not checked). */
+  id: z.optional(z.string()),
+  /** Status, when the response carries one (unknown values kept; typed as implied, not checked). */
+  status: z.optional(z.string()),
 });
 
 /** A loosely typed result in object form: the fields the prose names, and every other field as `unknown`. */

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { looseObject } from './loose-object.js';
-import { asReceived, decimalString, integer, isoTimestamp, looseResultSchema } from './common.js';
+import { decimalString, integer, isoTimestamp, looseResultSchema } from './common.js';
 
 /** One asset quoted for a QR payment (Resources > QR payment quote, quote item). */
 export const qrQuoteItemSchema = looseObject({
@@ -51,11 +51,12 @@ export interface QrQuote extends z.infer<typeof qrQuoteSchema> {}
 /**
  * `POST /v1/qrpay/decode` result. Its shape is not shown; the prose names `amount_editable`
  * (implied boolean, in the quote's `currency` rule) and `required_payer_fields` (its element type
- * is not shown, so it is left `unknown`). Every field comes through as received.
+ * is not shown, so it is left `unknown`). Typed as implied, never checked: every field comes
+ * through as received.
  */
 export const qrDecodeResultSchema = z.extend(looseResultSchema, {
-  /** True for custom-amount codes: only then may the quote send `currency` and `amount` (a boolean as implied, else as received). */
-  amount_editable: z.optional(asReceived(z.boolean())),
+  /** True for custom-amount codes: only then may the quote send `currency` and `amount`. */
+  amount_editable: z.optional(z.boolean()),
   /** Non-empty means the code cannot proceed through this API (element type not shown). */
   required_payer_fields: z.optional(z.unknown()),
 });

@@ -130,7 +130,7 @@ export function describeScenarios(mode: Mode): void {
     it('creates a member, declares a deposit and reads it back in all eight buckets', async () => {
       const created = objectOf(await client.members.create({ external_member_id: 'shop-user-1' }));
       expect(created).toMatchObject({ external_member_id: 'shop-user-1', status: 'active' });
-      // A field of a shape the spec does not show is typed as received: narrowed before use.
+      // A field of a shape the spec does not show is not checked by the SDK: narrowed before use.
       const id = created['id'];
       if (typeof id !== 'string') throw new Error(`expected a string id, got ${JSON.stringify(id)}`);
       expect(id).toMatch(/^mem_/);
