@@ -256,7 +256,12 @@ describe('an endpoint whose failures count against the customer (lockout: card a
     expect(decideRetry(api('upstream_timeout', 504), counted)).toEqual(backoff);
     expect(decideRetry({ kind: 'connection', sent: false }, counted)).toEqual(backoff);
     expect(decideRetry({ kind: 'timeout', sent: false }, counted)).toEqual(backoff);
-    expect(decideRetry(api('rate_limited', 429, 2), counted)).toEqual({ retry: true, delayMs: 2000, rateLimited: true, unknownCode: false });
+    expect(decideRetry(api('rate_limited', 429, 2), counted)).toEqual({
+      retry: true,
+      delayMs: 2000,
+      rateLimited: true,
+      unknownCode: false,
+    });
     // Business answers stay final, as everywhere.
     expect(decideRetry(api('state_invalid', 400), counted)).toEqual({ retry: false });
   });
