@@ -17,7 +17,7 @@ import { runtimeLabel } from './core/platform/runtime.js';
 import type { Transport } from './core/transport.js';
 import type { ApiPromise, CallOptions, QueryValue } from './core/types.js';
 import { checkRawPath } from './core/url.js';
-import { Assets, MemberView, MerchantAccount, MerchantRemittances, Members, Reports, Sandbox } from './resources/index.js';
+import { Assets, MemberView, MerchantAccount, MerchantRemittances, Members, Reports, Sandbox, Withdrawals } from './resources/index.js';
 import type { EndpointDescriptor, HttpMethod } from './spec/endpoint.js';
 import { SDK_VERSION } from './version.js';
 import * as z from 'zod/mini';
@@ -84,6 +84,11 @@ export class MerchantClient {
   readonly members: Members;
   /** Sandbox-only helpers (faucet). */
   readonly sandbox: Sandbox;
+  /**
+   * Withdrawal confirm and fail without naming a member (no `x-on-behalf-of`), e.g. for a member
+   * suspended since the debit; `client.member(id).withdrawals` has the member form.
+   */
+  readonly withdrawals: Withdrawals;
 
   /**
    * @param options - Settings; credentials default to `MERCHANT_API_BASE_URL`,
@@ -130,6 +135,7 @@ export class MerchantClient {
     this.assets = new Assets(this.#pipeline);
     this.members = new Members(this.#pipeline);
     this.sandbox = new Sandbox(this.#pipeline);
+    this.withdrawals = new Withdrawals(this.#pipeline);
   }
 
   /**

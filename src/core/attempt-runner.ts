@@ -3,6 +3,7 @@ import type { BucketGate } from './bucket-gate.js';
 import type { PreparedCall } from './call.js';
 import {
   deadlineText,
+  endingError,
   failureLabel,
   finalError,
   reached,
@@ -397,7 +398,7 @@ export class AttemptRunner {
       // capped there).
       const retryAfterSeconds = rateLimitOf(failure)?.retryAfterSeconds;
       if (retryAfterSeconds !== undefined) this.#pause(p, Math.min(retryAfterSeconds * 1000, backoff.maxRetryAfterMs));
-      throw failed.error;
+      throw endingError(failed, p);
     }
     p.retries++;
     if (decision.unknownCode) p.unknownRetried = true;

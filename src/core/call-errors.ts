@@ -1,12 +1,15 @@
+import type { Lockout } from '../spec/endpoint.js';
 import type { PreparedCall } from './call.js';
-import { answered, type CallProgress } from './call-progress.js';
+import { answered, own, type CallProgress, type Failed } from './call-progress.js';
 import {
   AbortError,
   AcceptedButUnreadableError,
+  ApiError,
   CallInterruptedError,
   ConnectionError,
   MalformedResponseError,
   MerchantSdkError,
+  OutcomeUnknownError,
   RedirectRefusedError,
   TimeoutError,
   withCallState,
@@ -14,7 +17,7 @@ import {
 } from './errors.js';
 import { printable } from './logger.js';
 import type { Redactor } from './redactor.js';
-import { retryClassFor, type AttemptFailure, type RetryRules } from './retry-policy.js';
+import { lockoutStopped, outcomeUnknown, retryClassFor, type AttemptFailure, type RetryRules } from './retry-policy.js';
 import { AttemptTimeoutError, RedirectError, ResponseTooLargeError } from './transport.js';
 
 /** The SDK error for a transport's rejection of one attempt (server text already redacted). */
@@ -69,7 +72,7 @@ function sanitize(err: unknown, p: CallProgress, redactor: Redactor): unknown {
  * carries this call's state and says whether an earlier attempt may have executed.
  */
 export function finalError(err: unknown, p: CallProgress, state: CallState, redactor: Redactor): Error {
-  if (err instanceof MerchantSdkError && p.own.has(err)) return withCallState(err, state, ownNote(err, p.call, state));
+  if (err instanceof MerchantSdkError && p.own.has(err)) return withCallState(err, state, ownNote(err, p, state));
   const sdkError =
     err instanceof MerchantSdkError
       ? err
@@ -81,14 +84,40 @@ export function finalError(err: unknown, p: CallProgress, state: CallState, reda
 }
 
 /** What the caller of a write should know about an outcome the service may not have given. */
-function ownNote(err: MerchantSdkError, call: PreparedCall, state: CallState): string | undefined {
-  if (!movesState(call) || !(err instanceof ConnectionError || err instanceof AbortError)) return undefined;
+function ownNote(err: MerchantSdkError, p: CallProgress, state: CallState): string | undefined {
+  const lockout = p.rules.lockout;
+  if (lockout !== undefined) {
+    // What may have executed there is checked, never resent: the generic "retry with the key" would count again.
+    const api: ApiError | undefined = err instanceof ApiError ? (err as ApiError) : undefined;
+    if (api !== undefined && lockoutStopped(api.code, api.status, p.rules)) return lockoutAdvice(lockout);
+    if (err instanceof AbortError && state.sent !== 'no') return lockoutAdvice(lockout);
+  }
+  if (!movesState(p.call) || !(err instanceof ConnectionError || err instanceof AbortError)) return undefined;
   return sentAdvice(state);
 }
 
-/** Writes can execute; reads and the token exchange cannot move money. */
+function lockoutAdvice(lockout: Lockout): string {
+  return `not resent: the service counts this call's failures against the customer (${lockout.rule}); ${lockout.check}`;
+}
+
+/**
+ * The error a failed attempt ends the call with: its own, or on an endpoint with a lockout, when
+ * what the service did is unknown (sent and unanswered, or a proxy's page), an
+ * {@link OutcomeUnknownError} that says what to check instead of resending.
+ */
+export function endingError(failed: Failed, p: CallProgress): Error {
+  const lockout = p.rules.lockout;
+  if (lockout === undefined || !outcomeUnknown(failed.failure)) return failed.error;
+  const { call } = p;
+  const message =
+    `${call.method} ${stripQuery(call.path)} may have been executed, and was ${lockoutAdvice(lockout)}. ` +
+    `The last attempt: ${failed.error.message}`;
+  return own(p, new OutcomeUnknownError(message, { cause: failed.error, idempotencyKey: call.idempotencyKey }));
+}
+
+/** Writes (signed) can execute; reads and the token exchange (unsigned) cannot move money. */
 function movesState(call: PreparedCall): boolean {
-  return call.signed && call.bucket !== 'token';
+  return call.signed;
 }
 
 function sentAdvice(state: CallState): string {

@@ -403,6 +403,27 @@ export class CallInterruptedError extends MerchantSdkError {
   override name = 'CallInterruptedError';
 }
 
+/**
+ * A call whose failures the service counts against the customer (card activation: three failures
+ * lock the card for 24 hours) may have been executed, and the SDK did not resend it: its last
+ * attempt was sent and never answered (a reset, a client timeout), or answered by something other
+ * than the service (a proxy's 5xx page). A resend could be one more counted failure, and the same
+ * key does not prevent it (a failure answered 500 is not stored under the key).
+ *
+ * `cause` is the last attempt's error (`ConnectionError`, `TimeoutError`,
+ * `MalformedResponseError`); `call` carries the key and `sent` (`maybe` or `yes`); the message says
+ * what to check before anything else (for a card: read it, `active` means the activation went
+ * through). Never resend such a call on your own; a new attempt is the user's new action.
+ */
+export class OutcomeUnknownError extends MerchantSdkError {
+  /** Class name, `OutcomeUnknownError` (survives minification, unlike `constructor.name`). */
+  override name = 'OutcomeUnknownError';
+  /** @internal Raised inside a call only, which stamps the call's state on it. */
+  constructor(message: string, options: { cause: unknown; idempotencyKey: string | undefined }) {
+    super(message, options);
+  }
+}
+
 /** An argument was rejected before anything was sent. `argument` names it. */
 export class InvalidArgumentError extends MerchantSdkError {
   /** Class name, `InvalidArgumentError` (survives minification, unlike `constructor.name`). */

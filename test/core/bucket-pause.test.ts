@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MerchantClient, RateLimitBucket, RequestLimiter } from '../../src/index.js';
 import { failure, wireClient } from '../helpers/client.js';
-import { freezeClock, signedAt, until } from '../helpers/fake-clock.js';
+import { freezeClock, receivedAt, signedAt, until } from '../helpers/fake-clock.js';
 import { apiError, startWireServer, type Reply, type WireServer } from '../helpers/wire-server.js';
 
 let server: WireServer;
@@ -91,7 +91,7 @@ describe('pauses', () => {
     await vi.advanceTimersByTimeAsync(7000);
     await read;
     const exchanges = server.requests.filter((r) => r.url === '/v1/connect/token');
-    expect(exchanges.map(signedAt)).toEqual([0, 7]);
+    expect(exchanges.map(receivedAt)).toEqual([0, 7]);
     expect(log).toEqual(['acquire reads']);
   });
 });

@@ -1,13 +1,13 @@
 /**
  * The token endpoint's limits as the client keeps them (spec: Authentication > Stage 1, "Token
  * exchange is limited to 20 per minute"; the token lasts 30 minutes and is renewed before
- * `expired_at`), read on the wire on a frozen clock: every exchange attempt is signed, so its
- * `x-timestamp` shows when the client made it.
+ * `expired_at`), read on the wire on a frozen clock: the server records when each exchange attempt
+ * arrived (the exchange is unsigned, so it carries no `x-timestamp`).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MerchantClient } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
-import { EPOCH_S, freezeClock, signedAt } from '../helpers/fake-clock.js';
+import { EPOCH_S, freezeClock, receivedAt } from '../helpers/fake-clock.js';
 import { apiError, startWireServer, type RecordedRequest, type WireServer } from '../helpers/wire-server.js';
 
 let server: WireServer;
@@ -57,7 +57,7 @@ describe('token exchange throttle: 20 attempts per minute', () => {
     // It waits on the clock: sent when the minute has passed, not before.
     await vi.advanceTimersByTimeAsync(60_000);
     await late;
-    expect(exchanges().map(signedAt)).toEqual([...Array<number>(20).fill(0), 60]);
+    expect(exchanges().map(receivedAt)).toEqual([...Array<number>(20).fill(0), 60]);
   });
 
   it('the window slides: never more than 20 attempts in any 60 s', async () => {
@@ -77,7 +77,7 @@ describe('token exchange throttle: 20 attempts per minute', () => {
     const at90 = failedRenewal();
     await vi.advanceTimersByTimeAsync(30_000);
     await at90;
-    const seconds = exchanges().map(signedAt);
+    const seconds = exchanges().map(receivedAt);
     expect(seconds).toEqual([...Array<number>(10).fill(0), ...Array<number>(10).fill(30), ...Array<number>(10).fill(60), 90]);
     for (const start of seconds) expect(seconds.filter((s) => s >= start && s < start + 60).length).toBeLessThanOrEqual(20);
   });

@@ -26,3 +26,11 @@ export async function until(done: () => boolean): Promise<void> {
 export function signedAt(req: { headers: Record<string, string> }): number {
   return Number(req.headers['x-timestamp']) - EPOCH_S;
 }
+
+/**
+ * Whole seconds since `EPOCH_S` at which the wire server read a request: for requests that carry
+ * no `x-timestamp`, such as the token exchange (unsigned).
+ */
+export function receivedAt(req: { receivedAt: number }): number {
+  return Math.floor(req.receivedAt / 1000) - EPOCH_S;
+}
