@@ -73,8 +73,9 @@ export function exchangeToken(deps: ServiceDeps, x: Exchange): StoredResponse {
   const key = keys.identify(x.headers['x-client-id'], x.headers['x-api-key']);
   checkEnvironment(key, x);
   checkIp(deps, key, x);
-  verifyDiagnosed(deps, x, key, now);
-  const { token, expiresAt } = keys.issue(key.environment, now);
+  verifyDiagnosed(deps, x, key);
+  // Tokens live on the signature clock, as `Date` does: moving business time never expires them.
+  const { token, expiresAt } = keys.issue(key.environment, clock.signatureNow());
   store.stats.tokenExchanges += 1;
   return json(
     200,
@@ -84,26 +85,31 @@ export function exchangeToken(deps: ServiceDeps, x: Exchange): StoredResponse {
 }
 
 /**
- * 3. The bearer token (`invalid_token`), its environment (`environment_mismatch`), the key's IP
+ * 3. The bearer token (`invalid_token`, expiry on the signature clock), its environment (`environment_mismatch`), the key's IP
  * allowlist (`ip_not_allowed`), then a disabled merchant (`merchant_disabled`). Returns the key.
  */
-export function checkToken(deps: ServiceDeps, x: Exchange, now: number): KeyRow {
-  const key = deps.keys.verify(x.headers, now);
+export function checkToken(deps: ServiceDeps, x: Exchange): KeyRow {
+  // Token lifetime runs on the signature clock (real time plus any explicit skew), not business time.
+  const key = deps.keys.verify(x.headers, deps.clock.signatureNow());
   checkEnvironment(key, x);
   checkIp(deps, key, x);
   if (deps.store.merchant.status === 'disabled') fail('merchant_disabled', 'The merchant is disabled.');
   return key;
 }
 
-/** 4. The signature of every write with the token's key: headers, timestamp window, HMAC, nonce; a refusal is diagnosed. */
-export function checkSignature(deps: ServiceDeps, x: Exchange, key: KeyRow, now: number): void {
+/**
+ * 4. The signature of every write with the token's key: headers, timestamp window, HMAC, nonce;
+ * a refusal is diagnosed. Checked against the signature clock, never business time.
+ */
+export function checkSignature(deps: ServiceDeps, x: Exchange, key: KeyRow): void {
   if (x.isRead) return;
-  verifyDiagnosed(deps, x, key, now);
+  verifyDiagnosed(deps, x, key);
 }
 
-/** Verifies a write's signature with `key`; a refusal carries the diagnosis (never the key). */
-function verifyDiagnosed(deps: ServiceDeps, x: Exchange, key: KeyRow, now: number): void {
+/** Verifies a write's signature with `key` on the signature clock; a refusal carries the diagnosis (never the key). */
+function verifyDiagnosed(deps: ServiceDeps, x: Exchange, key: KeyRow): void {
   const { method, pathWithQuery, headers, body, requestId } = x;
+  const now = deps.clock.signatureNow();
   const keysForDiagnosis = { signingKey: key.signingKey, apiKey: deps.keys.credentials.apiKey };
   const input = { method, pathWithQuery, headers, body, requestId, now, keys: keysForDiagnosis, requests: deps.requests };
   withDiagnosis(input, () => verifySignature({ method, pathWithQuery, headers, body }, key.signingKey, deps.nonces, now, key.environment));

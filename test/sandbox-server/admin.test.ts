@@ -174,21 +174,30 @@ describe('faults and clock', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('POST /__sandbox/clock moves the time the signature window is checked against', async () => {
+  it('POST /__sandbox/clock moves business time without touching signatures; signature_skew_ms skews the signature clock', async () => {
     const { sandbox, server } = await serve();
     await adminSend(server, 'POST', '/__sandbox/members', { external_member_id: 'alice', balances: { USDT: { available: '10' } } });
     const frozen = await adminSend<{ now_ms: number }>(server, 'POST', '/__sandbox/clock', { freeze: true });
     const before = frozen.body.now_ms;
     const call = await rawCaller(sandbox, server);
-    // A request stamped now, sent after the sandbox moved 10 minutes on: refused.
-    const stamped = String(Math.floor(before / 1000));
-    const moved = await adminSend<{ now_ms: number }>(server, 'POST', '/__sandbox/clock', { advance_ms: 600_000 });
-    expect(moved.body.now_ms).toBe(before + 600_000);
     const body = JSON.stringify({ asset: 'USDT', amount: '1', to_address: 'T' });
-    const res = await call({ path: '/v1/withdrawals', body, member: 'alice', timestamp: stamped });
-    expect(res.body['code']).toBe('timestamp_out_of_range');
-    expect(await adminGet(server, '/__sandbox/clock')).toMatchObject({ now_ms: before + 600_000 });
+    // Business time 25 hours on: a request signed with the real clock still passes.
+    const moved = await adminSend<Record<string, number>>(server, 'POST', '/__sandbox/clock', { advance_ms: 90_000_000 });
+    expect(moved.body).toMatchObject({ now_ms: before + 90_000_000, signature_skew_ms: 0 });
+    const stamped = String(Math.floor(Date.now() / 1000));
+    expect((await call({ path: '/v1/withdrawals', body, member: 'alice', timestamp: stamped })).status).toBe(201);
+    // The signature clock 10 minutes ahead: the same real-time stamp is refused.
+    const skewed = await adminSend<Record<string, number>>(server, 'POST', '/__sandbox/clock', { signature_skew_ms: 600_000 });
+    expect(skewed.body).toMatchObject({ now_ms: before + 90_000_000, signature_skew_ms: 600_000 });
+    expect(skewed.body['signature_now_ms']! - Date.now()).toBeGreaterThan(300_000);
+    const refused = await call({ path: '/v1/withdrawals', body, member: 'alice', timestamp: String(Math.floor(Date.now() / 1000)) });
+    expect(refused.body['code']).toBe('timestamp_out_of_range');
+    expect(await adminGet(server, '/__sandbox/clock')).toMatchObject({ now_ms: before + 90_000_000, signature_skew_ms: 600_000 });
+    await adminSend(server, 'POST', '/__sandbox/clock', { signature_skew_ms: 0 });
+    const again = await call({ path: '/v1/withdrawals', body, member: 'alice', timestamp: String(Math.floor(Date.now() / 1000)) });
+    expect(again.status).toBe(201);
     expect((await adminSend(server, 'POST', '/__sandbox/clock', {})).status).toBe(400);
+    expect((await adminSend(server, 'POST', '/__sandbox/clock', { signature_skew_ms: 'soon' })).status).toBe(400);
   });
 });
 

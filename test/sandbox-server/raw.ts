@@ -33,7 +33,7 @@ export interface RawAnswer {
 export async function rawCaller(sandbox: Sandbox, server: SandboxServer): Promise<(w: RawWrite) => Promise<RawAnswer>> {
   const { clientId, apiKey, signingKey } = sandbox.credentials;
   // The token exchange is signed like every write (an empty body).
-  const ts = String(Math.floor(sandbox.clock.now() / 1000));
+  const ts = String(Math.floor(sandbox.clock.signatureNow() / 1000));
   const tokenNonce = randomUUID();
   const emptyHash = createHash('sha256').update('').digest('hex');
   const tokenSignature = createHmac('sha256', signingKey)
@@ -47,7 +47,7 @@ export async function rawCaller(sandbox: Sandbox, server: SandboxServer): Promis
   return async (w) => {
     const method = w.method ?? 'POST';
     const body = w.body ?? '';
-    const timestamp = w.timestamp ?? String(Math.floor(sandbox.clock.now() / 1000));
+    const timestamp = w.timestamp ?? String(Math.floor(sandbox.clock.signatureNow() / 1000));
     const nonce = w.nonce ?? randomUUID();
     const s = w.signed ?? {};
     const parts = [

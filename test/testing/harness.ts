@@ -39,7 +39,7 @@ export function exchangeHeaders(
   sandbox: Sandbox,
   credentials: { clientId: string; apiKey: string; signingKey: string } = sandbox.credentials,
 ): Record<string, string> {
-  const ts = String(Math.floor(sandbox.clock.now() / 1000));
+  const ts = String(Math.floor(sandbox.clock.signatureNow() / 1000));
   const sig = signHeaders(credentials.signingKey, 'POST', '/v1/connect/token', '', ts, randomUUID());
   return { 'x-client-id': credentials.clientId, 'x-api-key': credentials.apiKey, ...sig };
 }
@@ -120,7 +120,7 @@ export class TestClient {
     let nonce: string | undefined;
     if (method !== 'GET' && method !== 'HEAD' && !o.noSign) {
       nonce = o.nonce ?? randomUUID();
-      const ts = o.ts ?? String(Math.floor(this.sandbox.clock.now() / 1000));
+      const ts = o.ts ?? String(Math.floor(this.sandbox.clock.signatureNow() / 1000));
       Object.assign(headers, signHeaders(this.sandbox.credentials.signingKey, method, path, body, ts, nonce));
     }
     this.sent.push({ ...(key !== undefined ? { key } : {}), ...(nonce !== undefined ? { nonce } : {}) });
