@@ -39,6 +39,9 @@ describe('parseArgs', () => {
       clientId: undefined,
       apiKey: undefined,
       signingKey: undefined,
+      webhookSecret: undefined,
+      adminToken: undefined,
+      signatureSkewMs: 0,
       seedFile: undefined,
     });
     const env = {
@@ -47,15 +50,25 @@ describe('parseArgs', () => {
       MERCHANT_API_CLIENT_ID: 'c-env',
       MERCHANT_API_KEY: 'k-env',
       MERCHANT_API_SIGNING_KEY: 's-env',
+      MERCHANT_WEBHOOK_SECRET: 'w-env',
+      MERCHANT_SANDBOX_ADMIN_TOKEN: 'a-env',
+      MERCHANT_SANDBOX_SIGNATURE_SKEW_MS: '-600000',
     };
-    expect(parseArgs(['--port=6000', '--client-id', 'c-flag', '--seed=s.json'], env)).toEqual({
+    expect(parseArgs(['--port=6000', '--client-id', 'c-flag', '--seed=s.json', '--webhook-secret', 'w-flag'], env)).toEqual({
       help: false,
       host: '0.0.0.0',
       port: 6000,
       clientId: 'c-flag',
       apiKey: 'k-env',
       signingKey: 's-env',
+      webhookSecret: 'w-flag',
+      adminToken: 'a-env',
+      signatureSkewMs: -600_000,
       seedFile: 's.json',
+    });
+    expect(parseArgs(['--admin-token=a-flag', '--signature-skew-ms', '900000'], env)).toMatchObject({
+      adminToken: 'a-flag',
+      signatureSkewMs: 900_000,
     });
     expect(parseArgs(['-h'], { PORT: '' }).help).toBe(true);
   });
@@ -65,12 +78,14 @@ describe('parseArgs', () => {
     [['--api-key='], '--api-key needs a value'],
     [['serve'], 'unexpected argument serve'],
     [['--port', '70000'], '--port must be a port number from 0 to 65535, not 70000'],
+    [['--signature-skew-ms', '10m'], '--signature-skew-ms must be a whole number of milliseconds (negative: behind), not 10m'],
   ])('%j is refused: %s', (argv, message) => {
     expect(() => parseArgs(argv, {})).toThrow(message);
   });
 
-  it('a bad PORT is named as PORT', () => {
+  it('a bad PORT is named as PORT, a bad skew as its variable', () => {
     expect(() => parseArgs([], { PORT: '-1' })).toThrow('PORT must be a port number from 0 to 65535, not -1');
+    expect(() => parseArgs([], { MERCHANT_SANDBOX_SIGNATURE_SKEW_MS: '1.5' })).toThrow('MERCHANT_SANDBOX_SIGNATURE_SKEW_MS must be');
   });
 });
 
@@ -114,8 +129,13 @@ describe('runCli', () => {
     writeFileSync(file, JSON.stringify({ members: [{ external_member_id: 'zed' }] }));
     const r = await cli(['--port', '0', '--seed', file, '--api-key', "it's"], { MERCHANT_API_SIGNING_KEY: 'sk env' });
     expect(r.codes).toEqual([]);
-    expect(r.out).toContain("export MERCHANT_API_KEY='it'\\''s'\n");
-    expect(r.out).toContain("export MERCHANT_API_SIGNING_KEY='sk env'\n");
+    // Given values are named, never printed; generated ones are exported.
+    expect(r.out).not.toContain("it's");
+    expect(r.out).not.toContain('sk env');
+    expect(r.out).toContain('# MERCHANT_API_KEY, MERCHANT_API_SIGNING_KEY: as given, not printed\n');
+    expect(r.out).toMatch(/^export MERCHANT_API_CLIENT_ID=cli_sbx_[0-9a-f]{16}$/m);
+    expect(r.out).toMatch(/^export MERCHANT_WEBHOOK_SECRET=whsec_sbx_[0-9a-f]{32}$/m);
+    expect(r.out).not.toContain('MERCHANT_SANDBOX_ADMIN_TOKEN');
     expect(r.out).toContain(`# Seeded from ${file} (members: 1)`);
     const base = /^export MERCHANT_API_BASE_URL=(\S+)$/m.exec(r.out)![1]!;
     const members = (await (await fetch(`${base}/__sandbox/members`)).json()) as { data: Array<{ external_member_id: string }> };
