@@ -303,9 +303,16 @@ export interface SeedRemittanceInput {
   /**
    * The order is in `needs_reconfirm` but cannot be canceled (a settlement journal exists, the
    * locking journal is missing, or its status changed meanwhile): cancel answers 400
-   * `state_invalid`. Without it, cancel outside `needs_reconfirm` answers the current 500.
+   * `state_invalid`. Without it, cancel outside `needs_reconfirm` answers as `cancel_answer` says.
    */
   cancel_blocked?: boolean;
+  /**
+   * What cancel answers once the order is outside `needs_reconfirm` (seeded so, canceled,
+   * refunded): `api_error` (default), the 500 the spec says the current implementation answers;
+   * or `state_invalid`, the spec's primary answer (400, "a non-cancellable state"). Either way
+   * nothing moves, and only the 400 is kept under the idempotency key.
+   */
+  cancel_answer?: 'api_error' | 'state_invalid';
   /** Reconfirmation rounds already used (3 or more: `too_many_rounds`). */
   rounds?: number;
   /** When the order entered `needs_reconfirm` (ms); the 4-hour window counts from it. Default now. */

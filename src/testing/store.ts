@@ -150,6 +150,8 @@ export interface RemittanceRecord {
   needsReconfirmSince: number;
   /** Cancel answers 400 `state_invalid` although the order is in `needs_reconfirm`. */
   cancelBlocked: boolean;
+  /** What cancel answers outside `needs_reconfirm`: the current 500 `api_error`, or the spec's primary 400 `state_invalid`. */
+  cancelAnswer: 'api_error' | 'state_invalid';
   rounds: number;
   created_at: number;
 }

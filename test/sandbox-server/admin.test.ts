@@ -201,6 +201,33 @@ describe('faults and clock', () => {
   });
 });
 
+describe('remittances', () => {
+  it("POST /__sandbox/remittances seeds an order; cancel_answer 'state_invalid' makes a late cancel the spec's 400", async () => {
+    const { server, sandbox } = await serve();
+    await adminSend(server, 'POST', '/__sandbox/members', { external_member_id: 'rita', balances: { USDT: { available: '1' } } });
+    const seeded = await adminSend<{ id: string; status: string; locked: string }>(server, 'POST', '/__sandbox/remittances', {
+      member: 'rita',
+      amount: '40',
+      status: 'processing',
+      cancel_answer: 'state_invalid',
+    });
+    expect(seeded.status).toBe(201);
+    expect(seeded.body).toMatchObject({ id: expect.stringMatching(/^rmt_/), status: 'processing' });
+    const call = await rawCaller(sandbox, server);
+    const refused = await call({ path: `/v1/remittances/${seeded.body.id}/cancel`, body: '{}', member: 'rita' });
+    expect(refused.status).toBe(400);
+    expect(refused.body['code']).toBe('state_invalid');
+    // Without the option, the current implementation's 500.
+    const plain = await adminSend<{ id: string }>(server, 'POST', '/__sandbox/remittances', { member: 'rita', status: 'processing' });
+    const current = await call({ path: `/v1/remittances/${plain.body.id}/cancel`, body: '{}', member: 'rita' });
+    expect(current.status).toBe(500);
+    expect(current.body['code']).toBe('api_error');
+    expect(await adminGet(server, `/__sandbox/remittances/${seeded.body.id}`)).toMatchObject({ status: 'processing', locked: '40.000000' });
+    expect((await adminSend(server, 'GET', '/__sandbox/remittances/rmt_nope')).status).toBe(404);
+    expect((await adminSend(server, 'POST', '/__sandbox/remittances', { member: 'ghost' })).status).toBe(400);
+  });
+});
+
 describe('the request log', () => {
   it('lists requests newest first with status, code, member, key and replay flag; secrets redacted', async () => {
     const { sandbox, server, client } = await serve();
@@ -262,6 +289,13 @@ describe('webhooks', () => {
     const id = emitted.body.event.event_id;
     expect(hook.got.map((g) => g.headers['z-event-id'])).toEqual([id, id]);
     expect(hook.got[1]!.headers['z-signature']).toBe(sandbox.webhooks.sign(hook.got[1]!.body));
+    // Each delivery record carries the headers sent, exactly as the receiver got them.
+    for (const [i, d] of emitted.body.deliveries.entries()) {
+      for (const name of ['content-type', 'z-event-id', 'z-event-type', 'z-signature']) {
+        expect(d.headers[name], `${name} of attempt ${i + 1}`).toBe(hook.got[i]!.headers[name]);
+      }
+      expect(d.body).toBe(hook.got[i]!.body);
+    }
 
     const again = await adminSend<{ deliveries: WebhookDelivery[] }>(server, 'POST', `/__sandbox/webhooks/events/${id}/redeliver`);
     expect(again.body.deliveries.map((d) => [d.attempt, d.ok])).toEqual([[1, true]]);

@@ -1,8 +1,8 @@
-/** Admin routes over the simulated service's data: reset, seed, members and balances, cards, reports. */
+/** Admin routes over the simulated service's data: reset, seed, members and balances, cards, remittances, reports. */
 import type { InjectedFault } from '../faults.js';
 import { applySeed, checkSeed } from '../seed-file.js';
 import { releaseArmed } from './faults.js';
-import type { BucketsInput, SeedCardInput, SeedCardProductInput, SeedMemberInput } from '../state-types.js';
+import type { BucketsInput, SeedCardInput, SeedCardProductInput, SeedMemberInput, SeedRemittanceInput } from '../state-types.js';
 import { AdminError, adminJson, numberField, type AdminRoute } from './http.js';
 import { memberView, membersView, type AdminHost } from './views.js';
 
@@ -111,6 +111,24 @@ export function stateRoutes(host: AdminHost, armed: InjectedFault[]): AdminRoute
         const card = state.card(c.params['id'] ?? '');
         if (!card) throw new AdminError(404, `no card ${c.params['id']}`);
         return adminJson(200, card);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/__sandbox/remittances',
+      run: (c) =>
+        adminJson(
+          201,
+          seeding(() => state.seedRemittance(c.body() as unknown as SeedRemittanceInput)),
+        ),
+    },
+    {
+      method: 'GET',
+      path: '/__sandbox/remittances/:id',
+      run: (c) => {
+        const order = state.remittance(c.params['id'] ?? '');
+        if (!order) throw new AdminError(404, `no remittance ${c.params['id']}`);
+        return adminJson(200, order);
       },
     },
     { method: 'GET', path: '/__sandbox/reports', run: () => adminJson(200, { data: state.reports }) },
