@@ -25,7 +25,7 @@ import { createService, type SandboxRequest } from './service.js';
 import type { RecordedRequest, ServiceDeps } from './service-deps.js';
 import { NonceStore } from './signature.js';
 import { createState } from './state.js';
-import type { SandboxState } from './state-types.js';
+import type { LineName, SandboxState } from './state-types.js';
 import type { Store } from './store.js';
 import { sweep } from './sweep.js';
 import { createWebhooks, type InternalWebhooks, type SandboxWebhooks, type WebhookDeliveryOptions } from './webhooks.js';
@@ -191,6 +191,12 @@ export interface Sandbox {
   client(options?: SandboxClientOptions): MerchantClient;
 }
 
+/** Every line of the merchant, set to `value`. */
+function allLines(value: boolean): Record<LineName, boolean> {
+  const names: LineName[] = ['withdraw', 'deposit', 'conversion', 'exchange', 'qrpay', 'remit', 'card', 'deposit_address'];
+  return Object.fromEntries(names.map((n) => [n, value])) as Record<LineName, boolean>;
+}
+
 function initialStore(options: SandboxOptions, merchantId: string): Store {
   const assets = new AssetTable(options.assets ?? DEFAULT_ASSETS);
   return {
@@ -203,16 +209,8 @@ function initialStore(options: SandboxOptions, merchantId: string): Store {
       status: 'active',
       prepaid: new Map(),
       custodyDeclared: new Map(),
-      lines: {
-        withdraw: true,
-        deposit: true,
-        conversion: true,
-        exchange: true,
-        qrpay: true,
-        remit: true,
-        card: true,
-        deposit_address: true,
-      },
+      lines: allLines(true),
+      halted: allLines(false),
       quickKyc: { enabled: true, pool: 100, fee: new Decimal(10), feeAsset: 'USDT' },
       qrFeeRate: new Decimal('0.005'),
       agreement: {

@@ -55,7 +55,7 @@ function checkEnvironment(key: KeyRow, x: Exchange): void {
 
 /** The caller's IP is on the key's allowlist, else 403 `ip_not_allowed`, without echoing the list. */
 function checkIp(deps: ServiceDeps, key: KeyRow, x: Exchange): void {
-  if (!ipAllowed(deps.keys.allowlists[key.environment], x.clientIp))
+  if (!ipAllowed(deps.keys.allowlists[key.environment], x.clientIp, key.environment))
     fail('ip_not_allowed', 'The caller’s IP address is not allowed for this key.');
 }
 

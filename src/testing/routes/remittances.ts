@@ -78,7 +78,6 @@ export const remittanceRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/v1/remittances',
-    scope: 'remittances:read',
     member: 'required',
     idempotency: 'none',
     handler(ctx) {
@@ -91,7 +90,6 @@ export const remittanceRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/v1/remittances/:id',
-    scope: 'remittances:read',
     member: 'required',
     idempotency: 'none',
     handler: (ctx) => ({ status: 200, body: remittanceView(ctx.store, orderOf(ctx)) }),
@@ -114,7 +112,6 @@ export const remittanceRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/remittances/:id/reconfirm',
-    scope: 'remittances:write',
     member: 'required',
     idempotency: 'required',
     handler: reconfirmOrder,
