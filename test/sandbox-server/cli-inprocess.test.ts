@@ -3,7 +3,10 @@
  * do, but a child process is not measured by coverage): what it prints and the exit code it asks
  * for, for each option and failure, with a real server on a real port.
  */
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -144,5 +147,59 @@ describe('runCli', () => {
     await r.exit;
     expect(r.codes).toEqual([0]);
     await expect(fetch(`${base}/__sandbox/members`)).rejects.toThrow();
+  });
+
+  it('--webhook-secret signs deliveries and --admin-token guards the admin API on loopback too; neither is printed', async () => {
+    const got: Array<{ signature: string | undefined; body: string }> = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        got.push({ signature: req.headers['z-signature'] as string | undefined, body });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const r = await cli([
+      '--port',
+      '0',
+      '--webhook-secret',
+      'whsec_from_flag',
+      '--admin-token',
+      'adm_from_flag',
+      '--signature-skew-ms',
+      '-600000',
+    ]);
+    try {
+      expect(r.out).not.toContain('whsec_from_flag');
+      expect(r.out).not.toContain('adm_from_flag');
+      expect(r.out).toContain('# MERCHANT_WEBHOOK_SECRET, MERCHANT_SANDBOX_ADMIN_TOKEN: as given, not printed');
+      expect(r.out).toContain('# Signatures are checked against real time - 600000 ms');
+      const base = /^export MERCHANT_API_BASE_URL=(\S+)$/m.exec(r.out)![1]!;
+      const admin = (route: string, body?: unknown, token = 'adm_from_flag') =>
+        fetch(`${base}${route}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: { 'x-sandbox-admin-token': token },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      expect((await admin('/__sandbox/state', undefined, '')).status).toBe(401);
+      expect(((await (await admin('/__sandbox/clock')).json()) as { signature_skew_ms: number }).signature_skew_ms).toBe(-600_000);
+      expect((await admin('/__sandbox/webhooks/receivers', { url: hook })).status).toBe(201);
+      expect(
+        (
+          await admin('/__sandbox/webhooks/events', {
+            event_type: 'card.activated',
+            data: { object: 'card', id: 'crd_1', status: 'active' },
+          })
+        ).status,
+      ).toBe(201);
+      expect(got).toHaveLength(1);
+      expect(got[0]!.signature).toBe(createHmac('sha256', 'whsec_from_flag').update(got[0]!.body).digest('hex'));
+    } finally {
+      r.stop!('SIGTERM');
+      await r.exit;
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
   });
 });
