@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 
@@ -11,6 +12,21 @@ const ENTRIES = {
   redis: 'src/redis/index.ts',
 };
 
+/**
+ * The OpenAPI document the sandbox serves (`src/testing/admin/openapi.ts`, a chunk loaded on first
+ * request) is bundled as one `JSON.parse` of its compact text: a third smaller than the object
+ * literal esbuild would write, faster to parse, and with a one-line source map.
+ */
+const openapiJson: EsbuildPlugin = {
+  name: 'openapi-json',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]openapi\.json$/ }, async (args) => {
+      const compact = JSON.stringify(JSON.parse(await readFile(args.path, 'utf8')));
+      return { contents: `export default JSON.parse(${JSON.stringify(compact)});`, loader: 'js' };
+    });
+  },
+};
+
 const shared: Options = {
   sourcemap: true,
   treeshake: true,
@@ -22,6 +38,7 @@ const shared: Options = {
   // ~60 ESM files took most of the SDK's import time (`npm run bench`). Its types stay a
   // dependency: the published declarations infer result types from `zod/mini`.
   noExternal: [/^zod(\/|$)/],
+  esbuildPlugins: [openapiJson],
 };
 
 /**
@@ -65,6 +82,6 @@ export default defineConfig([
     platform: 'neutral',
     // The simulator's server and the fleet stores use `node:` modules that Bun and Deno provide.
     external: [...(shared.external ?? []), /^node:/, 'ioredis'],
-    esbuildPlugins: [webPlatform],
+    esbuildPlugins: [openapiJson, webPlatform],
   },
 ]);

@@ -193,6 +193,10 @@ describe('secrets and the admin API', () => {
         const wrong = await fetch(`${base}${route}`, { method, headers: { 'x-sandbox-admin-token': `${token}x` } });
         expect(wrong.status, `${method} ${route} with a wrong token`).toBe(401);
       }
+      // The OpenAPI document the package ships is public: a generator fetches it without the token.
+      const openapi = await fetch(`${base}/__sandbox/openapi.json`);
+      expect(openapi.status).toBe(200);
+      expect(((await openapi.json()) as { openapi: string }).openapi).toMatch(/^3\.1/);
       const before = (await (await fetch(`${base}/__sandbox/clock`, { headers: { 'x-sandbox-admin-token': token } })).json()) as {
         now_ms: number;
       };

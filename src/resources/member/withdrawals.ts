@@ -105,7 +105,8 @@ export class MemberWithdrawals {
    *
    * Errors: not shown.
    *
-   * @param withdrawalId - `wdr_<uuid>`, sent as given (see {@link MemberWithdrawals.confirm}).
+   * @param withdrawalId - `wdr_<uuid>`, sent as given: an id without its prefix is not refused
+   * (the sandbox reads a bare id as the same order).
    */
   fail(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(WITHDRAWALS_FAIL, {

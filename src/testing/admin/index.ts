@@ -10,6 +10,7 @@ import type { SandboxResponse } from '../responses.js';
 import type { SandboxRequest } from '../service.js';
 import { controlRoutes } from './control-routes.js';
 import { AdminError, adminHtml, adminJson, matchPath, objectBody, type AdminRoute } from './http.js';
+import { openApiResponse } from './openapi.js';
 import { stateRoutes } from './state-routes.js';
 import { membersView, type AdminHost } from './views.js';
 
@@ -40,6 +41,7 @@ export function adminRoutes(host: AdminHost): AdminRoute[] {
   return [
     { method: 'GET', path: `${PREFIX}/`, run: () => adminHtml(renderInspector(host)) },
     { method: 'GET', path: `${PREFIX}/state`, run: () => adminJson(200, summary(host)) },
+    { method: 'GET', path: `${PREFIX}/openapi.json`, run: openApiResponse },
     ...stateRoutes(host, armed),
     ...controlRoutes(host, armed),
   ];
@@ -98,6 +100,12 @@ function headerOf(req: SandboxRequest, name: string): string | undefined {
   return undefined;
 }
 
+/** `GET /__sandbox/openapi.json`: the document the package ships, public, so a generator fetches it without the token. */
+function isPublicDocument(req: SandboxRequest): boolean {
+  const method = req.method.toUpperCase();
+  return (method === 'GET' || method === 'HEAD') && pathAndQuery(req.url).path === `${PREFIX}/openapi.json`;
+}
+
 /** Constant-time comparison of the token sent with the expected one. */
 function tokenMatches(sent: string | undefined, token: string): boolean {
   if (sent === undefined) return false;
@@ -107,16 +115,18 @@ function tokenMatches(sent: string | undefined, token: string): boolean {
 }
 
 /**
- * `handle` whose admin API (everything under `/__sandbox/`) answers only requests carrying
- * `token` in {@link ADMIN_TOKEN_HEADER}: others get 401 `{ error }`, which names the header but
- * never the token. The simulated API is untouched (it has its own credentials).
+ * `handle` whose admin API (everything under `/__sandbox/` but the public OpenAPI document)
+ * answers only requests carrying `token` in {@link ADMIN_TOKEN_HEADER}: others get 401
+ * `{ error }`, which names the header but never the token. The simulated API is untouched (it has
+ * its own credentials).
  */
 export function requireAdminToken(
   handle: (req: SandboxRequest) => Promise<SandboxResponse>,
   token: string,
 ): (req: SandboxRequest) => Promise<SandboxResponse> {
   return (req) => {
-    if (!isAdminRequest(req.url) || tokenMatches(headerOf(req, ADMIN_TOKEN_HEADER), token)) return handle(req);
+    const open = !isAdminRequest(req.url) || isPublicDocument(req);
+    if (open || tokenMatches(headerOf(req, ADMIN_TOKEN_HEADER), token)) return handle(req);
     return Promise.resolve(
       adminJson(401, {
         error: `the admin API of this sandbox requires its token in the ${ADMIN_TOKEN_HEADER} header (the command prints it as MERCHANT_SANDBOX_ADMIN_TOKEN unless it was given)`,

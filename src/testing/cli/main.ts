@@ -57,6 +57,7 @@ function banner(server: SandboxServer, values: readonly Printed[], notes: readon
   return [
     `# Merchant Stablecoin sandbox listening on ${server.url}`,
     `# Inspector page and admin API: ${server.url}/__sandbox/`,
+    `# OpenAPI document (generate a client from it): ${server.url}/__sandbox/openapi.json`,
     ...notes,
     `export MERCHANT_API_BASE_URL=${shellQuote(server.url)}`,
     ...values.filter((v) => v.generated).map((v) => `export ${v.name}=${shellQuote(v.value)}`),
