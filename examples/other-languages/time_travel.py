@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Moves the Merchant Stablecoin sandbox's clocks from Python, standard library only.
 
-The sandbox keeps two clocks. Business time (windows, expiries, locks, refunds, daily limits, the
-24-hour idempotency window) is what a test moves with `POST /__sandbox/clock {"advance_ms": n}`.
-Signatures, nonces and tokens stay on real time, so a client signing with its own clock keeps
-working however far business time moved. To test `timestamp_out_of_range`, skew the signature
-clock on purpose with `{"signature_skew_ms": n}` (or start the sandbox with `--signature-skew-ms`).
+The sandbox keeps two clocks. Business time (windows, expiries, token lifetime, locks, refunds,
+daily limits, the 24-hour idempotency window) is what a test moves with
+`POST /__sandbox/clock {"advance_ms": n}`. Signatures and nonces stay on real time, so a client
+signing with its own clock keeps working however far business time moved (a token exchanged
+before the move has expired: exchange again on `invalid_token`, as always). To test
+`timestamp_out_of_range`, skew the signature clock on purpose with `{"signature_skew_ms": n}` (or
+start the sandbox with `--signature-skew-ms`).
 
 Start the sandbox with a seeded member, paste its `export` lines, then run
 `python3 time_travel.py [member]`. It writes a withdrawal, replays it with the same idempotency
@@ -58,15 +60,27 @@ def move_clock(change):
     return clocks
 
 
-status, _, token = call("POST", "/v1/connect/token", {"x-client-id": CLIENT_ID, "x-api-key": API_KEY, **sign("POST", "/v1/connect/token", b"")})
-assert status == 200, token
-auth = {"x-auth-token": "Bearer " + token["auth_token"], "x-on-behalf-of": MEMBER, "content-type": "application/json"}
+def exchange():
+    """A new token; the headers a member-scoped call carries."""
+    status, _, token = call("POST", "/v1/connect/token", {"x-client-id": CLIENT_ID, "x-api-key": API_KEY, **sign("POST", "/v1/connect/token", b"")})
+    assert status == 200, token
+    return {"x-auth-token": "Bearer " + token["auth_token"], "x-on-behalf-of": MEMBER, "content-type": "application/json"}
+
+
+auth = exchange()
 body = json.dumps({"asset": "USDT", "amount": "10", "to_address": "TQ7x1Vb9"}, separators=(",", ":")).encode()
 key = str(uuid.uuid4())
 
 
 def withdraw():
-    status, headers, order = call("POST", "/v1/withdrawals", {**auth, "x-idempotency-key": key, **sign("POST", "/v1/withdrawals", body)}, body)
+    """The same withdrawal, same key; an expired token is exchanged again once (a new nonce, the same key)."""
+    global auth
+    for _ in range(2):
+        status, headers, order = call("POST", "/v1/withdrawals", {**auth, "x-idempotency-key": key, **sign("POST", "/v1/withdrawals", body)}, body)
+        if order.get("code") != "invalid_token":
+            break
+        print("token: expired, exchanged again")
+        auth = exchange()
     replay = " (replay)" if headers.get("x-idempotent-replay") == "true" else ""
     return status, order.get("id", order.get("code")) + replay
 

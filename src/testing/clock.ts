@@ -2,15 +2,15 @@
  * The sandbox's two clocks.
  *
  * - The business clock (`now`, `advance`, `set`, `freeze`, `unfreeze`): what tests move. Every
- *   business rule reads it: the 24-hour idempotency window, the 4-hour
+ *   business rule reads it: token lifetime (30 minutes), the 24-hour idempotency window, the 4-hour
  *   reconfirmation window and its refunds, the card activation lock, daily withdrawal limits,
  *   rate-limit windows, cursor expiry, QR quote memos, timestamps in answers and events.
  * - The signature clock (`signatureNow`): real time plus an explicit skew (`skewSignatures`).
- *   Authentication runs on it: request signatures (the ±300 s timestamp window and the 5-minute
- *   nonce window), the 30-minute token lifetime and `expired_at`, and the `Date` response
- *   header, because a client in any language signs and renews with its own wall clock. Moving
- *   business time by days therefore never breaks authentication; `timestamp_out_of_range` (and
- *   token expiry) are tested by skewing the signature clock on purpose.
+ *   Request signatures are checked against it (the ±300 s timestamp window and the 5-minute
+ *   nonce window), and the `Date` response header and the token's `expired_at` are told on it,
+ *   because a client in any language signs with its own wall clock. Moving business time by
+ *   days therefore never makes a signature wrong (it expires tokens, which a client renews);
+ *   `timestamp_out_of_range` is tested by skewing the signature clock on purpose.
  */
 export interface SandboxClock {
   /** Current business time in Unix milliseconds. */
@@ -25,8 +25,8 @@ export interface SandboxClock {
   unfreeze(): void;
   /**
    * The signature clock in Unix milliseconds: real time (`Date.now()`) plus
-   * {@link SandboxClock.signatureSkewMs}. Signature timestamps (±300 s), nonces (5 minutes) and
-   * token lifetime (30 minutes) are checked against it; the `Date` header follows it.
+   * {@link SandboxClock.signatureSkewMs}. Signature timestamps (±300 s) and nonces (5 minutes)
+   * are checked against it; the `Date` header and the token's `expired_at` follow it.
    */
   signatureNow(): number;
   /** How far the signature clock is set from real time, in ms (0 unless {@link SandboxClock.skewSignatures} was called). */
@@ -34,8 +34,7 @@ export interface SandboxClock {
   /**
    * Sets the signature clock `ms` milliseconds away from real time (positive: ahead, negative:
    * behind, 0: back to real time), so that clients signing with their own clock meet
-   * `timestamp_out_of_range` beyond 300 s (and tokens expire 30 minutes of this clock after
-   * their exchange). Business time is unaffected. `reset()` sets it to 0.
+   * `timestamp_out_of_range` beyond 300 s. Business time is unaffected. `reset()` sets it to 0.
    */
   skewSignatures(ms: number): void;
 }

@@ -74,23 +74,21 @@ export function exchangeToken(deps: ServiceDeps, x: Exchange): StoredResponse {
   checkEnvironment(key, x);
   checkIp(deps, key, x);
   verifyDiagnosed(deps, x, key);
-  // Tokens live on the signature clock, as `Date` does: moving business time never expires them.
-  const { token, expiresAt } = keys.issue(key.environment, clock.signatureNow());
+  const { token, expiresAt } = keys.issue(key.environment, now);
   store.stats.tokenExchanges += 1;
-  return json(
-    200,
-    { auth_token: token, expired_at: Math.floor(expiresAt / 1000), token_type: 'Bearer', scopes: [...deps.scopes()] },
-    x.requestId,
-  );
+  // The token lives 30 minutes of business time (moving it expires tokens, as renewal tests want);
+  // `expired_at` is told on the signature clock, the `Date` header's, so that a client's own clock
+  // reads the remaining lifetime right however far business time was moved.
+  const expiredAt = Math.floor((clock.signatureNow() + expiresAt - now) / 1000);
+  return json(200, { auth_token: token, expired_at: expiredAt, token_type: 'Bearer', scopes: [...deps.scopes()] }, x.requestId);
 }
 
 /**
- * 3. The bearer token (`invalid_token`, expiry on the signature clock), its environment (`environment_mismatch`), the key's IP
+ * 3. The bearer token (`invalid_token`, expiry on business time), its environment (`environment_mismatch`), the key's IP
  * allowlist (`ip_not_allowed`), then a disabled merchant (`merchant_disabled`). Returns the key.
  */
-export function checkToken(deps: ServiceDeps, x: Exchange): KeyRow {
-  // Token lifetime runs on the signature clock (real time plus any explicit skew), not business time.
-  const key = deps.keys.verify(x.headers, deps.clock.signatureNow());
+export function checkToken(deps: ServiceDeps, x: Exchange, now: number): KeyRow {
+  const key = deps.keys.verify(x.headers, now);
   checkEnvironment(key, x);
   checkIp(deps, key, x);
   if (deps.store.merchant.status === 'disabled') fail('merchant_disabled', 'The merchant is disabled.');

@@ -118,7 +118,7 @@ async function process(deps: ServiceDeps, x: Exchange, beforeHandler: () => Prom
       return exchangeToken(deps, x);
     }
     const now = deps.clock.now();
-    const key = checkToken(deps, x);
+    const key = checkToken(deps, x, now);
     checkSignature(deps, x, key);
     const { route, params } = findRoute(deps, x, key);
     checkRateLimit(deps, x, now);

@@ -179,11 +179,12 @@ describe('faults and clock', () => {
     await adminSend(server, 'POST', '/__sandbox/members', { external_member_id: 'alice', balances: { USDT: { available: '10' } } });
     const frozen = await adminSend<{ now_ms: number }>(server, 'POST', '/__sandbox/clock', { freeze: true });
     const before = frozen.body.now_ms;
-    const call = await rawCaller(sandbox, server);
     const body = JSON.stringify({ asset: 'USDT', amount: '1', to_address: 'T' });
-    // Business time 25 hours on: a request signed with the real clock still passes.
+    // Business time 25 hours on: a request signed with the real clock still passes (with a token
+    // exchanged after the move: tokens live 30 minutes of business time).
     const moved = await adminSend<Record<string, number>>(server, 'POST', '/__sandbox/clock', { advance_ms: 90_000_000 });
     expect(moved.body).toMatchObject({ now_ms: before + 90_000_000, signature_skew_ms: 0 });
+    const call = await rawCaller(sandbox, server);
     const stamped = String(Math.floor(Date.now() / 1000));
     expect((await call({ path: '/v1/withdrawals', body, member: 'alice', timestamp: stamped })).status).toBe(201);
     // The signature clock 10 minutes ahead: the same real-time stamp is refused.

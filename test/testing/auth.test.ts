@@ -11,7 +11,7 @@ afterEach(async () => {
 describe('token exchange', () => {
   it('issues a 30-minute Bearer token over a real socket and counts exchanges', async () => {
     const sb = createSandbox();
-    // Business time a year on: the token's lifetime runs on the signature clock (real time).
+    // Business time a year on: `expired_at` is told on the signature clock (real time).
     sb.clock.advance(365 * 86_400_000);
     const srv = await sb.listen();
     servers.push(srv);
@@ -66,10 +66,11 @@ describe('token exchange', () => {
     const m = sb.state.seedMember();
     const c = new TestClient(sb, viaHandle(sb));
     expect((await c.call('GET', '/v1/balances', { member: m.id })).status).toBe(200);
-    // Business time does not expire tokens; the signature clock, which tokens live on, does.
-    sb.clock.advance(2 * 86_400_000);
+    // Tokens live 30 minutes of business time; the signature clock does not expire them.
+    sb.clock.skewSignatures(-2 * 60_000);
     expect((await c.call('GET', '/v1/balances', { member: m.id })).status).toBe(200);
-    sb.clock.skewSignatures(30 * 60_000);
+    sb.clock.skewSignatures(0);
+    sb.clock.advance(30 * 60_000);
     expect((await c.call('GET', '/v1/balances', { member: m.id })).json.code).toBe('invalid_token');
 
     c.forget();
@@ -181,8 +182,10 @@ describe('signatures', () => {
     const again = await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, nonce });
     expect(again.status).toBe(401);
     expect(again.json.code).toBe('nonce_reused');
-    // The nonce window runs on the signature clock; business time would not free it.
+    // The nonce window runs on the signature clock; business time would not free it (a day later,
+    // with a token exchanged again, the nonce is still taken).
     sb.clock.advance(86_400_000);
+    c.forget();
     expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, nonce })).json.code).toBe('nonce_reused');
     sb.clock.skewSignatures(5 * 60_000 + 1_000);
     c.forget();

@@ -1,15 +1,16 @@
 /**
- * The sandbox's two clocks: business time, which tests move (windows, expiries, locks, refunds,
- * daily limits, the idempotency window), and the signature clock, which follows real time unless
- * skewed on purpose (signatures, nonces, tokens, the `Date` header). Moving business time by days
- * must break no client: neither one signing by hand with its own clock nor a default
- * `MerchantClient`. The Python side of the same promise is in test/sandbox-server/other-languages.test.ts.
+ * The sandbox's two clocks: business time, which tests move (windows, expiries, token lifetime,
+ * locks, refunds, daily limits, the idempotency window), and the signature clock, which follows
+ * real time unless skewed on purpose (signatures, nonces, the `Date` header and `expired_at`).
+ * Moving business time by days must break no client: neither one signing by hand with its own
+ * clock nor a default `MerchantClient`; at most a token expires, and is renewed. The Python side
+ * of the same promise is in test/sandbox-server/other-languages.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isApiError, MerchantClient } from '../../src/index.js';
 import { createSandbox, type Sandbox, type SandboxServer } from '../../src/testing/index.js';
-import { TestClient, viaFetch } from './harness.js';
+import { TestClient, exchangeHeaders, viaFetch } from './harness.js';
 
 const DAY_AND_AN_HOUR = 25 * 60 * 60 * 1000;
 const servers: SandboxServer[] = [];
@@ -51,13 +52,16 @@ describe('business time moved 25 hours', () => {
     const viaSdk = await client.member('alice').withdrawals.create(order, { idempotencyKey: sdkKey });
 
     sb.clock.advance(DAY_AND_AN_HOUR);
+    // A token exchanged 25 hours ago has expired: a client exchanges again, as on any invalid_token.
+    expect((await byHand.call('GET', '/v1/balances', { member: 'alice' })).json.code).toBe('invalid_token');
+    byHand.forget();
 
     // The same key 25 hours later is a new request: a second order, a second debit.
     const later = await byHand.call('POST', '/v1/withdrawals', { member: 'alice', key, body: order, ts: realStamp() });
     expect(later.status).toBe(201);
     expect(later.headers['x-idempotent-replay']).toBeUndefined();
     expect(later.json.id).not.toBe(first.json.id);
-    // The SDK's cached token is still good, its reads and signed writes pass, its key window too.
+    // The SDK renews its expired token once, then its reads and signed writes pass, its key window too.
     expect((await client.member('alice').balances.list())[0]?.available).toBe('70.000000');
     const again = await client.member('alice').withdrawals.create(order, { idempotencyKey: sdkKey }).withResponse();
     expect(again.response.replayed).toBe(false);
@@ -65,8 +69,8 @@ describe('business time moved 25 hours', () => {
     expect(again.data.id).not.toBe(viaSdk.id);
     expect(client.clockOffsetMs).toBe(0);
     expect(sb.state.countEffects('withdrawal.create')).toBe(4);
-    // Nothing was refused on the way.
-    expect(sb.requests.filter((r) => (r.status ?? 0) >= 400)).toEqual([]);
+    // Nothing was refused on the way but the two expired tokens; no signature, no timestamp.
+    expect(sb.requests.filter((r) => (r.status ?? 0) >= 400).map((r) => r.code)).toEqual(['invalid_token', 'invalid_token']);
   });
 
   it('sandbox.client() needs no clock setting for a move of 400 days', async () => {
@@ -80,19 +84,31 @@ describe('business time moved 25 hours', () => {
     expect(sb.requests.map((r) => r.status)).toEqual([200, 201]);
   });
 
-  it('business time never frees a nonce nor expires a token; the signature clock does both', async () => {
+  it('business time never frees a nonce, the signature clock does; a token lives 30 minutes of business time', async () => {
     const { sb, byHand } = await served();
     const nonce = randomUUID();
     expect((await byHand.call('POST', '/v1/withdrawals', { member: 'alice', key: true, body: order, nonce })).status).toBe(201);
-    sb.clock.advance(3 * 86_400_000);
+    sb.clock.advance(29 * 60_000);
+    byHand.forget();
     const reused = await byHand.call('POST', '/v1/withdrawals', { member: 'alice', key: true, body: order, nonce });
     expect(reused.json.code).toBe('nonce_reused');
-    expect((await byHand.call('GET', '/v1/balances', { member: 'alice' })).status).toBe(200);
-    sb.clock.skewSignatures(31 * 60_000);
-    expect((await byHand.call('GET', '/v1/balances', { member: 'alice' })).json.code).toBe('invalid_token');
-    byHand.forget();
-    // Signed on the skewed clock (as a client corrected from the Date header signs), the nonce is free again.
+    // The signature clock 5 minutes on frees the nonce (signed on it, as a client corrected from Date signs).
+    sb.clock.skewSignatures(5 * 60_000 + 1_000);
     expect((await byHand.call('POST', '/v1/withdrawals', { member: 'alice', key: true, body: order, nonce })).status).toBe(201);
+    // It leaves the token alone; one more business minute past its 30 expires it.
+    expect((await byHand.call('GET', '/v1/balances', { member: 'alice' })).status).toBe(200);
+    sb.clock.advance(31 * 60_000);
+    expect((await byHand.call('GET', '/v1/balances', { member: 'alice' })).json.code).toBe('invalid_token');
+  });
+
+  it('expired_at is told on the signature clock, whatever business time says', async () => {
+    const { sb, url } = await served();
+    sb.clock.advance(DAY_AND_AN_HOUR);
+    const before = Math.floor(Date.now() / 1000);
+    const res = await new TestClient(sb, viaFetch(url)).call('POST', '/v1/connect/token', { noToken: true, headers: exchangeHeaders(sb) });
+    const after = Math.floor(Date.now() / 1000);
+    expect(res.json.expired_at).toBeGreaterThanOrEqual(before + 1800);
+    expect(res.json.expired_at).toBeLessThanOrEqual(after + 1800);
   });
 });
 
