@@ -53,4 +53,6 @@ echo "balance: USDT available $(echo "$BALANCES" | field available)"
 REFUSED=$(post '/v1/withdrawals?x=1' /v1/withdrawals "$BODY")
 REQUEST_ID=$(echo "$REFUSED" | tr -d '\r' | sed -n 's/^x-request-id: //ip')
 echo "refused: $(echo "$REFUSED" | tail -n 1 | field code)"
-echo "diagnosis: $(curl -sS "$BASE/__sandbox/requests/$REQUEST_ID" | sed -n 's/.*"message":"\([^"]*\)".*/\1/p')"
+# The admin API needs its token only when the sandbox listens beyond loopback.
+echo "diagnosis: $(curl -sS "$BASE/__sandbox/requests/$REQUEST_ID" -H "x-sandbox-admin-token: ${MERCHANT_SANDBOX_ADMIN_TOKEN:-}" |
+  sed -n 's/.*"message":"\([^"]*\)".*/\1/p')"

@@ -64,6 +64,8 @@ print("balance: USDT available", usdt["available"], "withdrawing", usdt["withdra
 headers = {**auth, "content-type": "application/json", "x-idempotency-key": str(uuid.uuid4()), **sign("POST", "/v1/withdrawals", body)}
 status, res_headers, error = call("POST", "/v1/withdrawals?x=1", headers, body)
 print("refused:", status, error["code"])
-status, _, entry = call("GET", "/__sandbox/requests/" + res_headers["x-request-id"], {})
+# The admin API needs its token only when the sandbox listens beyond loopback.
+admin = {"x-sandbox-admin-token": os.environ.get("MERCHANT_SANDBOX_ADMIN_TOKEN", "")}
+status, _, entry = call("GET", "/__sandbox/requests/" + res_headers["x-request-id"], admin)
 print("diagnosis:", entry["diagnosis"]["message"])
 print("expected string-to-sign:", json.dumps(entry["diagnosis"]["expectedStringToSign"]))

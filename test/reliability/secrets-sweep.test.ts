@@ -558,11 +558,11 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     const member = client.member(memberRef);
     const order = { asset: 'USDT', amount: '1', to_address: 'T-skew' } as const;
     for (const minutes of [10, -10]) {
-      sandbox.clock.advance(minutes * 60_000);
+      sandbox.clock.skewSignatures(minutes * 60_000);
       const r = await succeeds(`skew ${minutes} min`, () => member.withdrawals.create(order).withResponse());
       expect(r.response.attempts).toBe(2);
       expect(Math.round(client.clockOffsetMs / 60_000)).toBe(minutes);
-      sandbox.clock.advance(-minutes * 60_000);
+      sandbox.clock.skewSignatures(0);
     }
     // Back on the real clock: corrected once more.
     await succeeds('skew back to 0', () => member.withdrawals.create(order).withResponse());
