@@ -3,8 +3,8 @@ import type { BucketGate } from './bucket-gate.js';
 import type { PreparedCall } from './call.js';
 import { failureLabel, finalError, isRateLimited, reached, retryClassOfFailure, transportError, transportFailure } from './call-errors.js';
 import { answered, own, raiseSent, snapshot, type AttemptOutcome, type CallProgress, type Failed } from './call-progress.js';
-import { AbortError, ApiError, type CallState } from './errors.js';
-import { log, printable, type LogFields, type Logger } from './logger.js';
+import { AbortError, ApiError, CallInterruptedError, type CallState } from './errors.js';
+import { log, printable, type LogFields, type Logger, type LogLevel } from './logger.js';
 import type { Redactor } from './redactor.js';
 import { errorFromResponse } from './response.js';
 import { decideRetry, parseRetryAfter, retryClassFor, type BackoffSettings, type RetryRules } from './retry-policy.js';
@@ -77,6 +77,9 @@ export class AttemptRunner {
 
   /** Runs the call's attempts until a 2xx response that `read` accepts, or raises the final failure. */
   async run<R>(call: PreparedCall, auth: Auth, rules: RetryRules, read: ResultReader<R>): Promise<R> {
+    // Telemetry registered before this call but not loaded yet: wait, so that this call is traced.
+    const ready = this.#telemetry.ready?.();
+    if (ready !== undefined) await ready;
     const p = this.#progress(call, rules);
     try {
       for (;;) {
@@ -147,6 +150,8 @@ export class AttemptRunner {
     const durationMs = Math.round(performance.now() - started);
     if (!wire.ok) {
       p.trace.event('attempt', { attempt: p.attempt, 'error.type': wire.error.name, sent: reached(wire.failure), duration_ms: durationMs });
+      const where = { method: call.method, path: call.path, attempt: p.attempt, durationMs };
+      this.#log('debug', 'request failed', { ...where, error: wire.error.name, sent: reached(wire.failure) });
       return wire;
     }
     answered(p, wire.response.status, this.#redact(wire.response.headers['x-request-id'], p));
@@ -236,7 +241,8 @@ export class AttemptRunner {
       const sent = onWire && !(err instanceof AttemptNotSentError);
       if (sent) raiseSent(p, 'maybe');
       const error = own(p, transportError(err, p, this.#redactor));
-      if (error instanceof AbortError) throw error;
+      // An abort ends the call; so does an interceptor's refusal (going again meets it again).
+      if (error instanceof AbortError || error instanceof CallInterruptedError) throw error;
       return { ok: false, error, failure: transportFailure(error, sent) };
     }
   }
@@ -248,16 +254,13 @@ export class AttemptRunner {
   /** A response: success, the service's error by `code`, or a malformed body. */
   #classify(response: TransportResponse, p: CallProgress, token: string | undefined, durationMs: number): AttemptOutcome {
     const { call, attempt } = p;
-    const fields: LogFields = {
-      method: call.method,
-      path: call.path,
-      status: response.status,
-      attempt,
-      durationMs,
-      requestId: p.requestId,
-    };
+    // One line per attempt at debug only: built when debug lines are wanted.
+    const fields: LogFields | undefined =
+      this.#settings.logger?.debug === undefined
+        ? undefined
+        : { method: call.method, path: call.path, status: response.status, attempt, durationMs, requestId: p.requestId };
     if (response.status >= 200 && response.status < 300) {
-      this.#log('debug', 'request succeeded', fields);
+      if (fields !== undefined) this.#log('debug', 'request succeeded', fields);
       return { ok: true, response };
     }
     const error = errorFromResponse(response, {
@@ -269,10 +272,10 @@ export class AttemptRunner {
     });
     own(p, error);
     if (!(error instanceof ApiError)) {
-      this.#log('info', 'request failed with a malformed body', fields);
+      if (fields !== undefined) this.#log('debug', 'request failed with a malformed body', fields);
       return { ok: false, error, failure: { kind: 'malformed', status: response.status }, response, token };
     }
-    this.#log('info', 'request failed', { ...fields, requestId: error.requestId, code: printable(error.code) });
+    if (fields !== undefined) this.#log('debug', 'request failed', { ...fields, requestId: error.requestId, code: printable(error.code) });
     const retryAfterSeconds =
       parseRetryAfter(response.headers['retry-after'], Date.now()) ??
       numberOrUndefined((error.extras as { retry_after?: unknown }).retry_after);
@@ -291,7 +294,7 @@ export class AttemptRunner {
     }
     const replayed = response.headers['x-idempotent-replay'] === 'true';
     p.trace.end({ state, outcome: 'success', replayed });
-    this.#log('debug', 'call succeeded', { ...callFields(p, state), replayed });
+    if (this.#settings.logger?.info !== undefined) this.#log('info', 'call succeeded', { ...callFields(p, state), replayed });
     return result;
   }
 
@@ -385,7 +388,7 @@ export class AttemptRunner {
     p.trace.event('rate_limit.pause', { bucket, ...sub, pause_ms: Math.round(ms) });
   }
 
-  #log(level: 'debug' | 'info' | 'warn', message: string, fields: LogFields): void {
+  #log(level: LogLevel, message: string, fields: LogFields): void {
     log(this.#settings.logger, level, message, fields);
   }
 }
