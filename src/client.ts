@@ -13,7 +13,7 @@ import { exchangeToken } from './core/token-exchange.js';
 import { TokenManager } from './core/token-manager.js';
 import { MemoryTokenStore } from './core/token-store.js';
 import { createSigner } from './core/crypto/signer.js';
-import { createTransport } from './core/platform/node.js';
+import { createTransport, proxyEnvNotice } from './core/platform/node.js';
 import { inBrowserPage, runtimeLabel } from './core/platform/runtime.js';
 import type { Transport } from './core/transport.js';
 import type { ApiPromise, CallOptions, QueryValue } from './core/types.js';
@@ -94,6 +94,8 @@ export class MerchantClient {
     this.#config = config;
     const logger = leveledLogger(options.logger ?? console, config.logLevel);
     this.#transport = createTransport(options, (message) => log(logger, 'error', message));
+    const proxyNotice = proxyEnvNotice(options, config.origin);
+    if (proxyNotice !== undefined) log(logger, 'warn', proxyNotice);
     const signer = createSigner(config.signingKey);
     const suffix = options.userAgentSuffix ? ` ${withoutControlChars(options.userAgentSuffix)}` : '';
     this.#clock = new ServiceClock(logger, config.maxClockSkewMs);
