@@ -117,8 +117,8 @@ describe("an unhandled request under onUnhandledRequest: 'error'", () => {
 
 describe('a client msw cannot see says so at its first call', () => {
   it.each([
-    ["transport: 'undici'", { transport: 'undici' as const }, /transport: 'undici'/],
-    ['a dispatcher', { dispatcher: new Agent() }, /dispatcher/],
+    ["transport: 'undici'", { transport: 'undici' as const }, /\(option transport: 'undici'\)/],
+    ['a dispatcher', { dispatcher: new Agent() }, /\(option dispatcher\)/],
   ])('%s: one error line naming the option, and the request goes to the network', async (_name, options, named) => {
     const real = await startWireServer();
     real.on('GET', '/v1/assets', { body: { data: [] } });
@@ -133,7 +133,7 @@ describe('a client msw cannot see says so at its first call', () => {
     }
     expect(real.requests.map((r) => r.url)).toEqual(['/v1/connect/token', '/v1/assets', '/v1/assets']);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/msw\) is active/);
+    expect(errors[0]).toMatch(/^msw \(a request interceptor\) is active/);
     expect(errors[0]).toMatch(named);
     expect(errors[0]).toContain(new URL(real.url).origin);
   });
@@ -159,6 +159,6 @@ describe('a client msw cannot see says so at its first call', () => {
     }
     expect(real.requests).toHaveLength(3);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/node:http alone/);
+    expect(errors[0]).toMatch(/interceptor of node:http alone/);
   });
 });

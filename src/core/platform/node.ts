@@ -6,7 +6,7 @@
  */
 import type { Transport } from '../transport.js';
 import { FetchTransport } from '../transport/fetch.js';
-import { InterceptableTransport, UninterceptedTransport, type InterceptionReport } from '../transport/interceptable.js';
+import { InterceptableTransport, type InterceptionReport } from '../transport/interceptable.js';
 import { UndiciTransport } from '../transport/undici.js';
 import { wantsFetch, type TransportChoice } from './choice.js';
 import { envVar } from './runtime.js';
@@ -21,10 +21,10 @@ import { envVar } from './runtime.js';
  */
 export function createTransport(choice: TransportChoice, report: InterceptionReport = () => undefined): Transport {
   if (wantsFetch(choice)) return new FetchTransport(choice.fetch);
-  if (choice.transport === 'undici' || choice.dispatcher !== undefined) {
-    return new UninterceptedTransport(new UndiciTransport(choice.dispatcher), report);
-  }
-  return new InterceptableTransport(new UndiciTransport(undefined, () => new FetchTransport()), new FetchTransport(), report);
+  // undici named by the caller: no fetch fallback, and no detour through msw's fetch.
+  const named = choice.dispatcher !== undefined ? 'dispatcher' : choice.transport === 'undici' ? "transport: 'undici'" : undefined;
+  const undici = new UndiciTransport(choice.dispatcher, named !== undefined ? undefined : () => new FetchTransport());
+  return new InterceptableTransport(undici, named ?? new FetchTransport(), report);
 }
 
 /**
