@@ -37,7 +37,9 @@ Options:
                           applied at start and after every POST /__sandbox/reset
   -h, --help              print this help and exit
 
-Stops cleanly on Ctrl-C (SIGINT) or SIGTERM. Documentation: docs/sandbox-server.md.
+Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+Documentation: node_modules/merchant-stablecoin/docs/sandbox-server.md (in the project that
+installed the package; docs/sandbox-server.md in a clone).
 `;
 
 const VALUE_FLAGS = {
