@@ -56,7 +56,7 @@ function run(
     child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
     const timer = setTimeout(() => {
-      output += `\n(killed after ${options.timeoutMs} ms)`;
+      output += `\n(killed after ${options.timeoutMs ?? 180_000} ms)`;
       child.kill('SIGKILL');
     }, options.timeoutMs ?? 180_000);
     child.on('error', (err) => (output += `\n${String(err)}`));
@@ -331,7 +331,8 @@ async function main(): Promise<void> {
   const started = performance.now();
   console.log(`Package gates for ${pkg.name}@${pkg.version}`);
 
-  await step('build (npm run build)', () => must(NPM, ['run', 'build']));
+  // A hang guard: the build takes a minute or two, and over three on a loaded 2-core machine.
+  await step('build (npm run build)', () => must(NPM, ['run', 'build'], { timeoutMs: 900_000 }));
 
   await step('publint --strict', async () => {
     const out = await must(join(BIN, 'publint'), ['--strict']);
