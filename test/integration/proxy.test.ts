@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { EnvHttpProxyAgent, ProxyAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { proxyEnvNotice as webBuildNotice } from '../../src/core/platform/web.js';
 import { ConnectionError } from '../../src/index.js';
 import { failure, wireClient } from '../helpers/client.js';
 import { ORDER, startWireServer, WITHDRAWAL, type WireServer } from '../helpers/wire-server.js';
@@ -128,6 +129,12 @@ describe('a proxy variable that no dispatcher reads', () => {
     expect(warnings[0]).toMatch(/^HTTP_PROXY is set, but the client's default transport does not read it/);
     expect(warnings[0]).toContain('new EnvHttpProxyAgent()');
     expect(proxy.connects).toEqual([]);
+  });
+
+  it("is not given by the build for Bun, Deno and workerd: Bun's and Deno's fetch read the variable", () => {
+    vi.stubEnv('HTTP_PROXY', proxy.url);
+    vi.stubEnv('HTTPS_PROXY', proxy.url);
+    expect(webBuildNotice({}, server.url)).toBeUndefined();
   });
 
   it.each([
