@@ -1,5 +1,6 @@
 import { resolveConfig, type MerchantClientOptions, type ResolvedConfig } from './core/config.js';
-import type { Logger } from './core/logger.js';
+import { InvalidArgumentError } from './core/errors.js';
+import { leveledLogger, log } from './core/logger.js';
 import type { Signer } from './core/signing.js';
 import { AttemptRunner } from './core/attempt-runner.js';
 import { BucketGate } from './core/bucket-gate.js';
@@ -12,8 +13,8 @@ import { exchangeToken } from './core/token-exchange.js';
 import { TokenManager } from './core/token-manager.js';
 import { MemoryTokenStore } from './core/token-store.js';
 import { createSigner } from './core/crypto/signer.js';
-import { createTransport } from './core/platform/node.js';
-import { runtimeLabel } from './core/platform/runtime.js';
+import { createTransport, proxyEnvNotice } from './core/platform/node.js';
+import { inBrowserPage, runtimeLabel } from './core/platform/runtime.js';
 import type { Transport } from './core/transport.js';
 import type { ApiPromise, CallOptions, QueryValue } from './core/types.js';
 import { checkRawPath } from './core/url.js';
@@ -93,14 +94,18 @@ export class MerchantClient {
   /**
    * @param options - Settings; credentials default to `MERCHANT_API_BASE_URL`,
    * `MERCHANT_API_CLIENT_ID`, `MERCHANT_API_KEY` and `MERCHANT_API_SIGNING_KEY`.
-   * @throws InvalidArgumentError naming the missing or malformed setting (never its value).
+   * @throws InvalidArgumentError naming the missing or malformed setting (never its value), or
+   * `dangerouslyAllowBrowser` in a browser page, where the keys would be exposed to anyone.
    */
   constructor(options: MerchantClientOptions = {}) {
+    if (options.dangerouslyAllowBrowser !== true && inBrowserPage()) throw browserRefusal();
     const config = resolveConfig(options);
     this.#config = config;
-    this.#transport = createTransport(options);
+    const logger = leveledLogger(options.logger ?? console, config.logLevel);
+    this.#transport = createTransport(options, (message) => log(logger, 'error', message));
+    const proxyNotice = proxyEnvNotice(options, config.origin);
+    if (proxyNotice !== undefined) log(logger, 'warn', proxyNotice);
     const signer = createSigner(config.signingKey);
-    const logger: Logger | undefined = options.logger;
     const suffix = options.userAgentSuffix ? ` ${withoutControlChars(options.userAgentSuffix)}` : '';
     this.#clock = new ServiceClock(logger, config.maxClockSkewMs);
     const redactor = new Redactor([config.apiKey, config.signingKey]);
@@ -215,6 +220,14 @@ function tokenStoreKey(signer: Signer, config: ResolvedConfig): string | Promise
   const hash = signer.sha256Hex(new TextEncoder().encode(`${config.baseUrl}\n${config.clientId}`));
   const key = (hex: string): string => `merchant-stablecoin:token:${hex.slice(0, 32)}`;
   return typeof hash === 'string' ? key(hash) : hash.then(key);
+}
+
+/** Why a client is refused in a browser page, and the way out for a page that is never public. */
+function browserRefusal(): InvalidArgumentError {
+  return new InvalidArgumentError(
+    'dangerouslyAllowBrowser',
+    'refusing to create a MerchantClient in a browser: it would hold the API key and the signing key in the page, where anyone who opens it can read them and move funds. Call the API from your server; pass dangerouslyAllowBrowser: true only for a page that is never public.',
+  );
 }
 
 function redactId(id: string): string {

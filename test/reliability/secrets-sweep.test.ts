@@ -263,6 +263,7 @@ function newClient(owner: string, options: Partial<MerchantClientOptions> = {}):
     ...sandbox.credentials,
     backoff: FAST_BACKOFF,
     logger: captureLogger(owner),
+    logLevel: 'debug',
     tokenStore,
     ...options,
   });
@@ -889,6 +890,7 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
         MERCHANT_API_CLIENT_ID: clientId,
         MERCHANT_API_KEY: apiKey,
         MERCHANT_API_SIGNING_KEY: signingKey,
+        MERCHANT_API_LOG: 'debug',
       };
       const fromEnv = new MerchantClient({ logger: captureLogger('env'), tokenStore: new RecordingTokenStore(), backoff: FAST_BACKOFF });
       clients.push(fromEnv);

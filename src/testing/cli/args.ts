@@ -53,7 +53,9 @@ Options:
   -h, --help              print this help and exit
 
 Prints only the values it generated: a credential or secret given by flag or environment is
-never printed. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM. Documentation: docs/sandbox-server.md.
+never printed. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+Documentation: node_modules/merchant-stablecoin/docs/sandbox-server.md (in the project that
+installed the package; docs/sandbox-server.md in a clone).
 `;
 
 const VALUE_FLAGS = {
