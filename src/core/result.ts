@@ -35,7 +35,7 @@ export function readResult<T>(
   if (json === undefined) throw new AcceptedButUnreadableError(`${capitalise(where)}, but its body is not JSON.`, accepted);
   let data = json as T;
   if (validate) {
-    const parsed = endpoint.response.safeParse(json, PARSE_CONTEXT);
+    const parsed = endpoint.response.safeParse(json, SCHEMA_PARSE_CONTEXT);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => ({ path: i.path, message: i.message }));
       const summary = issues
@@ -82,12 +82,17 @@ function issueText(issue: z.core.$ZodRawIssue): string | undefined {
       return `Invalid input: expected ${issue.expected}, received ${received(issue.input)}`;
     case 'invalid_union':
       return 'Invalid input: matches none of the documented shapes';
+    case 'invalid_value':
+      return `Invalid input: expected ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}`;
+    case 'too_small':
+      return `Too small: expected ${issue.origin} of at least ${String(issue.minimum)}`;
     default:
       return undefined;
   }
 }
 
-const PARSE_CONTEXT: z.core.ParseContext<z.core.$ZodIssue> = { error: issueText };
+/** How the SDK's schemas parse (responses, webhook events): with {@link issueText}'s messages. */
+export const SCHEMA_PARSE_CONTEXT: z.core.ParseContext<z.core.$ZodIssue> = { error: issueText };
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { WebhookIssue } from './errors.js';
 import type { KnownEventType, NamedEventType } from './event-types.js';
 import type {

@@ -1,5 +1,6 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { tryParseJson } from '../core/response.js';
+import { SCHEMA_PARSE_CONTEXT } from '../core/result.js';
 import { WebhookParseError, type WebhookIssue } from './errors.js';
 import { isKnownEventType } from './event-types.js';
 import type { WebhookEvent } from './events.js';
@@ -8,13 +9,13 @@ import { decodeUtf8, toRawBytes } from './raw-body.js';
 import { card3dsReceivedDataSchema, cardTopupCreditedDataSchema, envelopeSchema, exchangeOrderExecutedDataSchema } from './schemas.js';
 
 /** Schemas of the `data` of the types whose payload the spec shows. */
-const DATA_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
+const DATA_SCHEMAS: Readonly<Record<string, z.ZodMiniType>> = {
   'card.3ds.received': card3dsReceivedDataSchema,
   'exchange.order.executed': exchangeOrderExecutedDataSchema,
   'card.topup.credited': cardTopupCreditedDataSchema,
 };
 
-function issuesOf(error: z.ZodError, prefix: readonly PropertyKey[] = []): WebhookIssue[] {
+function issuesOf(error: z.core.$ZodError, prefix: readonly PropertyKey[] = []): WebhookIssue[] {
   return error.issues.map((i) => ({ path: [...prefix, ...i.path], message: i.message }));
 }
 
@@ -44,7 +45,7 @@ function describe(issues: readonly WebhookIssue[]): string {
  */
 export function parseEvent(rawBody: string | Uint8Array, headers: WebhookHeaders): WebhookEvent {
   const json = readJson(rawBody);
-  const envelope = envelopeSchema.safeParse(json);
+  const envelope = envelopeSchema.safeParse(json, SCHEMA_PARSE_CONTEXT);
   if (!envelope.success) {
     const issues = issuesOf(envelope.error);
     throw new WebhookParseError('invalid_envelope', `The webhook body is not an event envelope: ${describe(issues)}.`, issues);
@@ -117,7 +118,7 @@ function typeData(event: z.output<typeof envelopeSchema>): WebhookEvent {
   if (!isKnownEventType(event.event_type)) return { ...event, known: false };
   const schema = DATA_SCHEMAS[event.event_type];
   if (schema === undefined) return { ...event, known: true } as WebhookEvent;
-  const data = schema.safeParse(event.data);
+  const data = schema.safeParse(event.data, SCHEMA_PARSE_CONTEXT);
   if (!data.success) {
     const issues = issuesOf(data.error, ['data']);
     throw new WebhookParseError(

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Schemas of the webhook envelope and of the events whose `data` the spec shows (Events).
@@ -8,23 +8,23 @@ import * as z from 'zod';
 /** `data` fields every event carries (Events > Delivery contract, Envelope). */
 export const eventDataSchema = z.looseObject({
   /** Resource kind. */
-  object: z.string().min(1),
+  object: z.string().check(z.minLength(1)),
   /** Resource identifier. */
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   /** The merchant's member id. */
   external_member_id: z.string(),
   /** Resource status after the event. */
   status: z.string(),
   /** Lets a receiver merge forward only. */
-  status_version: z.number().int(),
+  status_version: z.int(),
 });
 
 /** The envelope (Events > Delivery contract). `event_id` is `evt_<hex>`. */
 export const envelopeSchema = z.looseObject({
-  event_id: z.string().regex(/^evt_\S+$/, 'must be evt_<hex>'),
-  event_type: z.string().min(1),
+  event_id: z.string().check(z.regex(/^evt_\S+$/, 'must be evt_<hex>')),
+  event_type: z.string().check(z.minLength(1)),
   /** ISO 8601, kept as sent. */
-  created_at: z.string().min(1),
+  created_at: z.string().check(z.minLength(1)),
   merchant_id: z.string(),
   livemode: z.boolean(),
   data: eventDataSchema,
@@ -44,9 +44,9 @@ export const card3dsReceivedDataSchema = z.looseObject({
   /** Short code for manual entry: a secret of the end user, never log it. */
   otp_code: z.string(),
   /** `cap_<id>`; omitted when the card has no originating application. */
-  application_id: z.string().optional(),
+  application_id: z.optional(z.string()),
   /** Only when the upstream supplied it. */
-  expires_at: z.string().optional(),
+  expires_at: z.optional(z.string()),
 });
 
 /** `exchange.order.executed`: `exchange_order`, status `executed`, `status_version` always 0. */

@@ -189,4 +189,14 @@ describe('parseEvent: malformed input', () => {
     expect(parseError(() => parseEvent(JSON.stringify(noVersion), headersFor(env))).issues[0]?.path).toEqual(['data', 'status_version']);
     expect(parseError(() => parseEvent('[]', headersFor(env))).reason).toBe('invalid_envelope');
   });
+
+  it('says in the message which field failed and why', () => {
+    const empty = { ...env, created_at: '' };
+    const emptyErr = parseError(() => parseEvent(JSON.stringify(empty), headersFor(env)));
+    expect(emptyErr.message).toContain('created_at: Too small: expected string of at least 1');
+    const wrongObject = envelope('card.topup.credited', { object: 'card', id: 'ctp_1', status: 'credited' });
+    const literalErr = parseError(() => parse(wrongObject));
+    expect(literalErr.reason).toBe('invalid_event_data');
+    expect(literalErr.message).toContain('data.object: Invalid input: expected "card_topup"');
+  });
 });
