@@ -1,0 +1,140 @@
+import type { EndpointDescriptor } from '../spec/endpoint.js';
+import type { RetryClass } from '../spec/error-codes.js';
+import type { PreparedCall } from './call.js';
+import { systemClock } from './clock.js';
+import { AcceptedButUnreadableError, ApiError, CallInterruptedError, MerchantSdkError, withCallState } from './errors.js';
+import type { IntentJournal, JournalIntent } from './journal.js';
+import { log, type Logger } from './logger.js';
+
+/**
+ * The calls the journal covers: those the endpoint table flags as taking a key and moving funds,
+ * and the irreversible ones whose body holds a secret (a card activation: its PIN is not kept, so
+ * it is reported after a crash, never resent). Raw `client.request()` calls are not covered.
+ */
+export function journaled(endpoint: EndpointDescriptor<unknown>): boolean {
+  return endpoint.idempotent && endpoint.id !== 'request' && (endpoint.movesFunds || endpoint.secretFields !== undefined);
+}
+
+/** Classes of answers given before the service looks at the key (authentication, quota). */
+const BEFORE_KEY_CLASSES: ReadonlySet<RetryClass> = new Set(['reauth', 'fatal', 'after_wait']);
+/** Codes that may come before the key too (permission, route, member lookup). */
+const BEFORE_KEY_CODES: ReadonlySet<string> = new Set([
+  'insufficient_scope',
+  'ip_not_allowed',
+  'merchant_disabled',
+  'member_not_found',
+  'member_context_required',
+  'not_found',
+]);
+
+/**
+ * Whether a failed call's outcome is definitive, so that its intent is settled rather than left
+ * for `recover()`: nothing left the client; a 2xx arrived (the money moved, only the body was
+ * unreadable); or the service's own answer to this call is final for its key: any answer but a
+ * `same_key` one (5xx, 409 in progress, an unknown code). An answer the service may give before
+ * it looks at the key (401, 403, 429, route or member lookup) is final only when it answered the
+ * call's single attempt: after an earlier, ambiguous attempt it says nothing of that one.
+ *
+ * Answers that are final without being stored under the key (`service_unavailable` on
+ * conversions, a 401) settle too: the caller was told the operation did not run, and may act on
+ * that with a new key; a recovery sending it again later would run it behind the caller's back.
+ */
+export function settles(err: unknown): boolean {
+  if (!(err instanceof MerchantSdkError) || err.call === undefined) return false;
+  const { call } = err;
+  if (call.sent === 'no' || err instanceof AcceptedButUnreadableError) return true;
+  // The call's own last answer (same status and X-Request-Id), not a token exchange's after it.
+  if (!(err instanceof ApiError) || err.status !== call.status || err.headers['x-request-id'] !== call.requestId) return false;
+  if (err.retryClass === 'same_key') return false;
+  return call.attempts <= 1 || !(BEFORE_KEY_CLASSES.has(err.retryClass) || BEFORE_KEY_CODES.has(err.code as string));
+}
+
+/**
+ * The journal in the call path (`Pipeline`): records a covered call before its first byte is
+ * sent, settles it once its outcome is definitive, and leaves it open otherwise.
+ */
+export class JournalHook {
+  readonly journal: IntentJournal;
+  readonly #scope: string | Promise<string>;
+  readonly #logger: Logger | undefined;
+
+  constructor(journal: IntentJournal, scope: string | Promise<string>, logger: Logger | undefined) {
+    this.journal = journal;
+    this.#scope = scope;
+    this.#logger = logger;
+  }
+
+  /** The client's scope: a digest of its base URL and client id. */
+  scope(): string | Promise<string> {
+    return this.#scope;
+  }
+
+  /** Runs `send` with `call` recorded before and settled after, when its outcome is definitive. */
+  async track<R>(call: PreparedCall, endpoint: EndpointDescriptor<unknown>, send: () => Promise<R>): Promise<R> {
+    const intent = intentOf(call, endpoint, await this.#scope);
+    try {
+      await this.journal.record(intent);
+    } catch (err) {
+      // A record that failed late (a timed-out write that still lands) must not stay open.
+      void this.settle(intent);
+      log(this.#logger, 'warn', 'journal: the intent could not be recorded; the call was not sent', fieldsOf(intent));
+      throw withCallState(new CallInterruptedError('The intent journal could not record the call, so nothing was sent.', { cause: err }), {
+        idempotencyKey: intent.key,
+        sent: 'no',
+        status: undefined,
+        requestId: undefined,
+        attempts: 0,
+      });
+    }
+    let result: R;
+    try {
+      result = await send();
+    } catch (err) {
+      if (settles(err)) await this.settle(intent);
+      throw err;
+    }
+    await this.settle(intent);
+    return result;
+  }
+
+  /**
+   * Settles `intent`; a failure is logged, not thrown: the outcome is known to the caller, and
+   * the intent, left open, is only replayed by a later `recover()` (same key, same answer).
+   */
+  async settle(intent: JournalIntent): Promise<boolean> {
+    try {
+      await this.journal.settle(intent.scope, intent.key);
+      return true;
+    } catch {
+      log(this.#logger, 'warn', 'journal: the intent could not be settled; recover() will replay it', fieldsOf(intent));
+      return false;
+    }
+  }
+}
+
+/** The intent of a prepared call: its exact bytes, or none when the body holds a secret. */
+function intentOf(call: PreparedCall, endpoint: EndpointDescriptor<unknown>, scope: string): JournalIntent {
+  const withheld = endpoint.secretFields !== undefined;
+  return Object.freeze({
+    key: call.idempotencyKey!,
+    scope,
+    endpoint: endpoint.id,
+    method: call.method,
+    path: call.path,
+    body: withheld || call.body === undefined ? null : new TextDecoder().decode(call.body),
+    withheld,
+    member: call.member ?? null,
+    // Wall-clock time: the only clock another process can compare with the 24-hour window.
+    createdAt: systemClock.now(),
+  });
+}
+
+/** What a log line says of an intent: never its body or member. */
+export function fieldsOf(intent: JournalIntent): Record<string, string> {
+  return {
+    endpoint: intent.endpoint,
+    method: intent.method,
+    idempotencyKey: intent.key,
+    recordedAt: new Date(intent.createdAt).toISOString(),
+  };
+}
