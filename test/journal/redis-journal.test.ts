@@ -75,7 +75,7 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisJournal (real redis-server)', 
     await a.settle('scope1', 'k1');
     await a.settle('scope1', 'absent');
     expect((await admin.hkeys(`${prefix}:journal:{scope1}:intents`)).sort()).toEqual(['k2', 'young']);
-    expect(await admin.zrange(`${prefix}:journal:{scope1}:open`, 0, -1)).toEqual(['k2', 'young']);
+    expect(await admin.zrange(`${prefix}:journal:{scope1}:open`, '0', '-1')).toEqual(['k2', 'young']);
     expect(await admin.hkeys(`${prefix}:journal:{scope1}:claims`)).toEqual(['k2']);
   });
 

@@ -29,8 +29,8 @@ interface Stored {
   readonly reply: Reply;
 }
 
-/** What a test may put in front of a route: an answer given instead of executing. */
-type Interposer = (req: RecordedRequest) => Reply | undefined;
+/** What a test may put in front of a route: an answer given instead of executing (undefined: execute). */
+type Interposer = (req: RecordedRequest) => Reply | undefined | Promise<Reply | undefined>;
 
 /** The ledger service. */
 export interface Ledger {
@@ -42,6 +42,8 @@ export interface Ledger {
   received(key: string): RecordedRequest[];
   /** Every key executed, in order. */
   executedKeys(): string[];
+  /** The answer stored for a key at its execution. */
+  answer(key: string): Reply | undefined;
   /**
    * The next new request on `route` is executed and stored, then held unanswered for good;
    * resolves with its key once it has executed.
@@ -101,7 +103,7 @@ export async function startLedger(): Promise<Ledger> {
       const key = req.headers['x-idempotency-key'];
       if (key === undefined) return apiError(400, 'idempotency_key_required');
       if (name !== 'conversion' && req.headers['x-on-behalf-of'] === undefined) return apiError(400, 'member_context_required');
-      const instead = interposers.get(name)?.(req);
+      const instead = await interposers.get(name)?.(req);
       if (instead !== undefined) return instead;
       const bodyHash = createHash('sha256').update(req.body).digest('hex');
       const earlier = stored.get(key);
@@ -130,6 +132,7 @@ export async function startLedger(): Promise<Ledger> {
     effects: (key) => effects.get(key) ?? 0,
     received: (key) => server.calls().filter((c) => c.headers['x-idempotency-key'] === key),
     executedKeys: () => [...executed],
+    answer: (key) => stored.get(key)?.reply,
     holdAnswer: (route) => new Promise<string>((resolve) => holds.set(route, resolve)),
     interpose: (route, interposer) => {
       if (interposer === undefined) interposers.delete(route);
