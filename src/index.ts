@@ -52,6 +52,7 @@ export type {
   RecoverOptions,
   RecoveryReport,
   RecoveredIntent,
+  RecoveredIntentBase,
   IntentResent,
   IntentFailed,
   IntentToCheck,

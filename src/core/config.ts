@@ -79,7 +79,7 @@ export interface MerchantClientOptions {
    * before its first byte is sent, and settled once its outcome is known, so that
    * `client.recover()` in a new process finishes what a crashed one started.
    * `RedisJournal` (`merchant-stablecoin/redis`), your own database (the three-method
-   * {@link IntentJournal}), or {@link MemoryJournal} in tests. None by default. See
+   * {@link IntentJournal}), or `MemoryJournal` in tests. None by default. See
    * docs/idempotency-and-retries.md, "If your process dies mid-call".
    */
   readonly journal?: IntentJournal;

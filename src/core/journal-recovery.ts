@@ -38,7 +38,7 @@ export interface RecoverOptions {
 }
 
 /** Fields every recovered intent has. */
-interface RecoveredBase {
+export interface RecoveredIntentBase {
   /** The intent as the journal held it. */
   readonly intent: JournalIntent;
   /** Whether the intent was settled (removed from the journal). When false it stays open. */
@@ -46,7 +46,7 @@ interface RecoveredBase {
 }
 
 /** An intent sent again: its result is the original operation's (a replay, or its first execution). */
-export interface IntentResent extends RecoveredBase {
+export interface IntentResent extends RecoveredIntentBase {
   /** Sent again with its key and bytes, and answered 2xx. */
   readonly outcome: 'resent';
   /** The validated result: the order the intent created (e.g. a `WithdrawalOrder`). */
@@ -56,7 +56,7 @@ export interface IntentResent extends RecoveredBase {
 }
 
 /** An intent sent again whose resend failed. */
-export interface IntentFailed extends RecoveredBase {
+export interface IntentFailed extends RecoveredIntentBase {
   /** Sent again, and the resend failed. */
   readonly outcome: 'failed';
   /**
@@ -68,7 +68,7 @@ export interface IntentFailed extends RecoveredBase {
 }
 
 /** An intent reported for a check instead of being sent again. */
-export interface IntentToCheck extends RecoveredBase {
+export interface IntentToCheck extends RecoveredIntentBase {
   /**
    * - `expired`: recorded too long ago (past the window minus `windowMarginMs`): the same key would
    *   be a new request. Settled.
