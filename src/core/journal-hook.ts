@@ -1,7 +1,6 @@
 import type { EndpointDescriptor } from '../spec/endpoint.js';
 import type { RetryClass } from '../spec/error-codes.js';
 import type { PreparedCall } from './call.js';
-import { systemClock } from './clock.js';
 import { AcceptedButUnreadableError, ApiError, CallInterruptedError, MerchantSdkError, withCallState } from './errors.js';
 import type { IntentJournal, JournalIntent } from './journal.js';
 import { log, type Logger } from './logger.js';
@@ -13,6 +12,15 @@ import { log, type Logger } from './logger.js';
  */
 export function journaled(endpoint: EndpointDescriptor<unknown>): boolean {
   return endpoint.idempotent && endpoint.id !== 'request' && (endpoint.movesFunds || endpoint.secretFields !== undefined);
+}
+
+/**
+ * Wall-clock time in Unix ms, for the journal only: an intent's `createdAt` and the recovering
+ * process's "now" are compared across processes and hosts with the service's 24-hour window, and
+ * the wall clock is the only clock that survives a process (monotonic clocks start anew in each).
+ */
+export function wallClockNow(): number {
+  return Date.now();
 }
 
 /** Classes of answers given before the service looks at the key (authentication, quota). */
@@ -124,8 +132,7 @@ function intentOf(call: PreparedCall, endpoint: EndpointDescriptor<unknown>, sco
     body: withheld || call.body === undefined ? null : new TextDecoder().decode(call.body),
     withheld,
     member: call.member ?? null,
-    // Wall-clock time: the only clock another process can compare with the 24-hour window.
-    createdAt: systemClock.now(),
+    createdAt: wallClockNow(),
   });
 }
 

@@ -3,9 +3,8 @@ import { ENDPOINTS } from '../spec/endpoints.js';
 import { bucketOf, subLimitOf } from '../spec/rate-limits.js';
 import type { PreparedCall } from './call.js';
 import { nonNegativeInt, positiveInt } from './checks.js';
-import { systemClock } from './clock.js';
 import type { JournalIntent } from './journal.js';
-import { fieldsOf, settles, type JournalHook } from './journal-hook.js';
+import { fieldsOf, settles, wallClockNow, type JournalHook } from './journal-hook.js';
 import { log, printable, type Logger } from './logger.js';
 import { isSignedMethod } from './signing.js';
 import type { ResponseMeta, WithResponse } from './types.js';
@@ -15,7 +14,7 @@ export interface RecoverOptions {
   /**
    * Leave intents younger than this alone (ms; default 300 000, five minutes): they may belong to
    * a call still in flight in a live instance. Keep it above the longest a call of yours can take
-   * (attempts, backoff and `Retry-After` waits included: about 3.5 minutes with the defaults).
+   * (its attempts, backoff and `Retry-After` waits included).
    * Pass 0 when no other instance can be sending, e.g. a single instance at start-up.
    */
   readonly minAgeMs?: number;
@@ -115,7 +114,7 @@ export async function recoverIntents(deps: RecoveryDeps, options: RecoverOptions
   const scope = await deps.hook.scope();
   const intents: RecoveredIntent[] = [];
   while (options.signal?.aborted !== true) {
-    const now = systemClock.now();
+    const now = wallClockNow();
     const [intent] = await deps.hook.journal.claim({ scope, createdBefore: now - minAgeMs, leaseMs, limit: 1 });
     if (intent === undefined) break;
     const expired = now - intent.createdAt >= WINDOW_MS - marginMs;
@@ -190,6 +189,8 @@ function checkFor(intent: JournalIntent): string {
   const object = /^(.*\/v1\/(?:cards|remittances)\/[^/?]+)\//.exec(intent.path);
   if (object !== null) return `GET ${object[1]} shows whether it happened`;
   if (intent.endpoint === 'member.kyc.quickBind') return 'GET /v1/kyc (same member) shows whether the binding was made';
-  const where = intent.member === null ? 'GET /v1/merchant/balances' : 'GET /v1/balances (same member; a withdrawal sits in withdrawing)';
+  const where = intent.endpoint.startsWith('member.')
+    ? 'GET /v1/balances (same member; a withdrawal sits in withdrawing)'
+    : 'GET /v1/merchant/balances';
   return `no GET by id in the spec: ${where} shows whether the funds moved; quote the idempotency key to support`;
 }
