@@ -113,10 +113,13 @@ export async function recoverIntents(deps: RecoveryDeps, options: RecoverOptions
   const leaseMs = positiveInt('leaseMs', options.leaseMs, 300_000);
   const scope = await deps.hook.scope();
   const intents: RecoveredIntent[] = [];
+  const seen = new Set<string>();
   while (options.signal?.aborted !== true) {
     const now = wallClockNow();
     const [intent] = await deps.hook.journal.claim({ scope, createdBefore: now - minAgeMs, leaseMs, limit: 1 });
-    if (intent === undefined) break;
+    // A journal that hands out an intent again within its lease would loop for ever: stop there.
+    if (intent === undefined || seen.has(intent.key)) break;
+    seen.add(intent.key);
     const expired = now - intent.createdAt >= WINDOW_MS - marginMs;
     const recovered = await recoverOne(deps, intent, intent.scope === scope ? expired : undefined, options.signal);
     const { error } = recovered as { error?: { code?: unknown; name?: unknown } };
@@ -144,8 +147,8 @@ async function recoverOne(
 ): Promise<RecoveredIntent> {
   const endpoint = ENDPOINTS.find((e) => e.id === intent.endpoint);
   if (endpoint === undefined || expired === undefined) {
-    const check = `not sent by this client (${endpoint === undefined ? 'endpoint unknown to this SDK version' : 'another scope'}): ${checkFor(intent)}`;
-    return { intent, outcome: 'skipped', settled: false, check };
+    const why = endpoint === undefined ? 'endpoint unknown to this SDK version' : 'another scope';
+    return { intent, outcome: 'skipped', settled: false, check: `not sent by this client (${why}): ${checkFor(intent)}` };
   }
   if (intent.withheld || expired) {
     return { intent, outcome: intent.withheld ? 'withheld' : 'expired', check: checkFor(intent), settled: await deps.hook.settle(intent) };

@@ -16,7 +16,7 @@ import {
   type MerchantClientOptions,
 } from '../../src/index.js';
 import { failure, wireClient } from '../helpers/client.js';
-import { apiError, WITHDRAWAL } from '../helpers/wire-server.js';
+import { API_KEY, apiError, SIGNING_KEY, WITHDRAWAL } from '../helpers/wire-server.js';
 import { ROUTES, startLedger, type Ledger } from './helpers/ledger.js';
 
 const MEMBER = 'ext-member-42';
@@ -76,6 +76,10 @@ describe('what the journal records', () => {
     expect(Buffer.from(intent!.body!, 'utf8').equals(sent.body)).toBe(true);
     expect(intent!.createdAt).toBeGreaterThanOrEqual(before);
     expect(Object.isFrozen(intent)).toBe(true);
+    // Nothing of the credentials or of the attempt's signature: only what the merchant sent.
+    const stored = JSON.stringify(journal.open().concat(recorded));
+    for (const secret of [API_KEY, SIGNING_KEY, 'tok_', sent.headers['x-signature']!, sent.headers['x-nonce']!])
+      expect(stored).not.toContain(secret);
     expect(journal.open()).toEqual([]);
   });
 

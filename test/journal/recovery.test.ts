@@ -12,6 +12,7 @@ import {
   MemoryJournal,
   type IntentFailed,
   type IntentResent,
+  type IntentJournal,
   type IntentToCheck,
   type LogFields,
   type MerchantClientOptions,
@@ -191,6 +192,30 @@ describe('recover() reports instead of sending', () => {
     expect((report.intents[0] as IntentToCheck).check).toMatch(/endpoint unknown to this SDK version/);
     expect(journal.open()).toHaveLength(1);
     expect(ledger.server.calls()).toHaveLength(1);
+  });
+});
+
+describe('recover() with a faulty journal', () => {
+  it('sends nothing of another scope a journal hands out, and stops when it hands out the same intent again', async () => {
+    await lostBeforeExecution();
+    const [mine] = journal.open();
+    const foreign = { ...mine!, key: '00000000-0000-4000-8000-00000000000f', scope: 'f'.repeat(32) };
+    let claims = 0;
+    const faulty: IntentJournal = {
+      record: (i) => journal.record(i),
+      settle: (scope, key) => journal.settle(scope, key),
+      // Ignores scopes and leases: the foreign intent first, then the same one for ever.
+      claim: () => Promise.resolve([claims++ === 0 ? foreign : mine!]),
+    };
+    const report = await client({ journal: faulty }).recover({ minAgeMs: 0 });
+    expect(report.intents.map((r) => [r.intent.key, r.outcome])).toEqual([
+      [foreign.key, 'skipped'],
+      [mine!.key, 'resent'],
+    ]);
+    expect((report.intents[0] as IntentToCheck).check).toMatch(/another scope/);
+    expect(ledger.received(foreign.key)).toEqual([]);
+    expect(ledger.effects(mine!.key)).toBe(1);
+    expect(claims).toBe(3);
   });
 });
 
