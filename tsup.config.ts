@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 
@@ -15,6 +16,21 @@ const ENTRIES = {
   redis: 'src/redis/index.ts',
 };
 
+/**
+ * The OpenAPI document the sandbox serves (`src/testing/admin/openapi.ts`, a chunk loaded on first
+ * request) is bundled as one `JSON.parse` of its compact text: a third smaller than the object
+ * literal esbuild would write, faster to parse, and with a one-line source map.
+ */
+const openapiJson: EsbuildPlugin = {
+  name: 'openapi-json',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]openapi\.json$/ }, async (args) => {
+      const compact = JSON.stringify(JSON.parse(await readFile(args.path, 'utf8')));
+      return { contents: `export default JSON.parse(${JSON.stringify(compact)});`, loader: 'js' };
+    });
+  },
+};
+
 const shared: Options = {
   sourcemap: true,
   treeshake: true,
@@ -29,6 +45,7 @@ const shared: Options = {
   // require() cannot load on Node 20.18, and bundling resolves its node:crypto SHA-1 for Node
   // and its plain-JS SHA-1 for the web build (workerd, edge, Deno, browsers).
   noExternal: [/^zod(\/|$)/, /^uuid$/],
+  esbuildPlugins: [openapiJson],
 };
 
 /**
@@ -72,6 +89,6 @@ export default defineConfig([
     platform: 'neutral',
     // The simulator's server and the fleet stores use `node:` modules that Bun and Deno provide.
     external: [...(shared.external ?? []), /^node:/, 'ioredis'],
-    esbuildPlugins: [webPlatform],
+    esbuildPlugins: [openapiJson, webPlatform],
   },
 ]);

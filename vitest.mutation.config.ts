@@ -4,8 +4,8 @@ import { defineConfig } from 'vitest/config';
  * The suites `npm run test:mutation` (Stryker, `stryker.config.json`) runs against each mutant of
  * the money-critical modules: signing, retry policy, url, money, the request pipeline (the files
  * of `src/core/README.md`'s "one call's path": pipeline, call, attempt runner, bucket gate,
- * result, service clock, token exchange), token manager, pagination, response, errors and the
- * webhook handler.
+ * deadline, result, service clock, token exchange), token manager, pagination, response, errors
+ * and the webhook handler.
  *
  * The unit and wire tests of those modules, the hostile-server and limiter suites, the telemetry
  * suite (a wait at admission shows only in the call's trace), and the sandbox suites that drive

@@ -1,8 +1,9 @@
 /**
  * Withdrawals (`client.member(id).withdrawals`): debit `available` into `withdrawing`, pay
  * on-chain yourself, then confirm (the hold clears) or fail (the funds return). Also: the address
- * book, a refused debit, and an ambiguous 504 that the SDK retries with the same idempotency key
- * so the member is debited exactly once.
+ * book, a refused debit, an ambiguous 504 that the SDK retries with the same idempotency key so
+ * the member is debited exactly once, and a confirm without a member (`client.withdrawals`) for a
+ * member suspended after the debit.
  *
  *   npx tsx examples/withdrawals.ts
  */
@@ -72,6 +73,15 @@ try {
   );
   console.log(`debits executed by the service for that call: ${sandbox.state.countEffects('withdrawal.create') - before}`);
   await buckets('end');
+
+  // 6. A member suspended after the debit answers member_not_found to calls on its behalf; confirm
+  //    and fail also work without naming a member (no x-on-behalf-of), so the funds never strand.
+  const last = await member.withdrawals.create({ asset: 'USDT', amount: '5', to_address: String(to['address']) });
+  await client.members.suspend(alice.id);
+  const before5 = sandbox.state.balance(alice.id, 'USDT')?.withdrawing;
+  await client.withdrawals.confirm(last.id);
+  const after5 = sandbox.state.balance(alice.id, 'USDT')?.withdrawing;
+  console.log(`suspended member, confirmed without naming it: withdrawing ${before5} -> ${after5}`);
   console.log('done');
 } finally {
   await client.close();

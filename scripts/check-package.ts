@@ -113,7 +113,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
 // Consumer sources. They import the package by name, as a user does.
 // ---------------------------------------------------------------------------------------------
 
-/** The same scenario from ESM and CJS; `load` is `import()` or `require`. */
+/** The same scenario from ESM and CJS; `load` is `import()` or `require` (`loadJson` the same for a JSON file). */
 function smokeBody(flavour: string): string {
   return `
   const main = await load('merchant-stablecoin');
@@ -150,6 +150,11 @@ function smokeBody(flavour: string): string {
   sandbox.state.seedReports(30);
   for await (const report of wired.reports.list({ limit: 7 })) count += report.id.startsWith('rep_') ? 1 : 0;
   check(count === 30, 'iterated 30 reports over a socket, got ' + count);
+  // 3. The OpenAPI document: shipped as merchant-stablecoin/openapi.json, served by the sandbox
+  // (from its lazily loaded chunk of the build).
+  const served = await (await fetch(server.url + '/__sandbox/openapi.json')).json();
+  const shipped = await loadJson('merchant-stablecoin/openapi.json');
+  check(served.openapi === '3.1.0' && JSON.stringify(served) === JSON.stringify(shipped), 'the sandbox serves the shipped openapi.json');
   await wired.close();
   await server.close();
   console.log('${flavour} ok: withdrawal ' + order.id + ', ' + count + ' reports');
@@ -158,11 +163,13 @@ function smokeBody(flavour: string): string {
 
 const SMOKE_MJS = `// ESM consumer
 const load = (name) => import(name);
+const loadJson = (name) => import(name, { with: { type: 'json' } }).then((m) => m.default);
 ${smokeBody('ESM')}`;
 
 const SMOKE_CJS = `// CJS consumer
 'use strict';
 const load = async (name) => require(name);
+const loadJson = async (name) => require(name);
 (async () => {
 ${smokeBody('CJS')}
 })().catch((err) => { console.error(err); process.exit(1); });
@@ -364,7 +371,9 @@ async function main(): Promise<void> {
         files: Array<{ path: string }>;
       }>;
       const meta = info[0]!;
-      const stray = meta.files.map((f) => f.path).filter((p) => !/^(dist\/|package\.json$|README\.md$|CHANGELOG\.md$|LICENSE)/.test(p));
+      const stray = meta.files
+        .map((f) => f.path)
+        .filter((p) => !/^(dist\/|package\.json$|openapi\.json$|README\.md$|CHANGELOG\.md$|LICENSE)/.test(p));
       if (stray.length > 0) throw new GateFailure(`unexpected files in the tarball: ${stray.join(', ')}`);
       process.stdout.write(
         `${meta.entryCount} files, ${(meta.size / 1024).toFixed(0)} kB packed, ${(meta.unpackedSize / 1024).toFixed(0)} kB unpacked; `,

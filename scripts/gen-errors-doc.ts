@@ -64,7 +64,14 @@ function overrideRows(): string[] {
   const rows: string[] = [];
   for (const e of ENDPOINTS) {
     if (INTERNAL_ENDPOINT_IDS.includes(e.id)) continue;
-    if (e.retry === 'never') {
+    if (e.lockout !== undefined) {
+      const classes = ['api_error', 'idempotency_in_progress', 'brand_new_code', 'upstream_error', 'upstream_timeout']
+        .map((c) => `${c === 'brand_new_code' ? 'an unknown code' : `\`${c}\``}: \`${retryClassFor(c, 500, e)}\``)
+        .join(', ');
+      rows.push(
+        `| \`${e.method} ${e.path}\` | \`${sdkCall(e.id)}\` | failures count against the customer (${e.lockout.rule}): nothing that may have executed is resent (a 500, a 409 in progress, an unknown code; a reset, a timeout or a proxy's 5xx page end the call with \`OutcomeUnknownError\`); retried with the same key only a 429, a failure before sending, \`upstream_error\` and \`upstream_timeout\` | ${classes} |`,
+      );
+    } else if (e.retry === 'never') {
       rows.push(
         `| \`${e.method} ${e.path}\` | \`${sdkCall(e.id)}\` | nothing that may have reached the service is retried (429 still waits and retries: nothing ran) | every \`same_key\` code: \`${retryClassFor('api_error', 500, e)}\` |`,
       );
@@ -131,8 +138,9 @@ export function renderErrorsDoc(): string {
     '',
     '## Endpoint overrides',
     '',
-    'Where the spec warns that a 500 is a business answer, the endpoint descriptor in',
-    '`src/spec/endpoints.ts` overrides the table above (a declarative `retry` or `noRetryCodes` setting).',
+    'Where the spec warns that a 500 is a business answer, or that failures count against the customer,',
+    'the endpoint descriptor in `src/spec/endpoints.ts` overrides the table above (a declarative `retry`,',
+    '`noRetryCodes` or `lockout` setting).',
     '`err.retryClass` is derived from the same rules the retry loop applies, so it shows the override:',
     '',
     '| Endpoint | SDK method | Override | `retryClass` on this endpoint |',
@@ -166,7 +174,7 @@ export function renderErrorsDoc(): string {
     '|---|---|---|',
     '| `InvalidArgumentError` | An argument or setting was rejected before anything was sent (`err.argument` names it). | Fix the argument. Nothing was sent. |',
     '| `ConnectionError` | The service could not be reached, or the connection broke before a full response (after the automatic retries). | When `err.call.sent` is not `no`, a write may have executed: retry later with the same key (`err.idempotencyKey`). |',
-    '| `TimeoutError` | An attempt exceeded `timeoutMs`, from its start (the wait for a pooled socket and the connect included) to the end of the body (after the automatic retries). Extends `ConnectionError`. | As for `ConnectionError`: same key. |',
+    "| `TimeoutError` | An attempt exceeded `timeoutMs`, from its start (the wait for a pooled socket and the connect included) to the end of the body (after the automatic retries), or the call's deadline (`timeoutMs × (maxRetries + 1)` from its start) passed: while it waited for a token or its rate-limit bucket, or during its last attempt. The message says which. Extends `ConnectionError`. | As for `ConnectionError`: same key; `call.sent` says whether anything reached the service. |",
     '| `AbortError` | Your `AbortSignal` fired (during a request, a queue for a socket, or a backoff sleep). | As for `ConnectionError`. |',
     '| `AcceptedButUnreadableError` | The service answered 2xx (it accepted the call: for a write, the money moved), but the body could not be read: not JSON, empty, too large. `status`, `requestId`, `body` (bounded, secrets masked). | Never retry with a new key: record the call as accepted and reconcile; the same key replays the answer. |',
     '| `ResponseValidationError` | A 2xx body was JSON but not the documented shape (`issues`, `parsed`). Extends `AcceptedButUnreadableError`. | As for `AcceptedButUnreadableError`; `validateResponses: false` returns the parsed body instead. |',
@@ -174,6 +182,7 @@ export function renderErrorsDoc(): string {
     '| `RedirectRefusedError` | The answer was a redirect (`status`, `locationOrigin`). The SDK never follows one, whatever dispatcher or `fetch` is plugged. | Check the base URL. |',
     '| `ClockSkewError` | A `timestamp_out_of_range` came with a `Date` beyond `maxClockSkewMs` (default one hour) of this host: not adopted (`offsetMs`). | Fix the host clock (NTP), or raise the bound. |',
     '| `CallInterruptedError` | A plugged component (your limiter, your token store) threw during a call; `cause` is its error. | Look at `err.call`: an earlier attempt may have executed. |',
+    "| `OutcomeUnknownError` | A call whose failures count against the customer (card activation) may have executed and was not resent: its attempt was sent and never answered (a reset, a timeout) or answered by a proxy's 5xx page (`cause`). `call.sent` is `maybe` or `yes`. | Do not resend it: check first (the message says how; for a card, read it: `active` means done), then let the user decide on a new attempt. |",
     '| `PaginationRestartError` | A list iterator saw the service restart from the first page (expired cursor). | Start a new iteration. |',
     '',
   ].join('\n');

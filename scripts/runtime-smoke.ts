@@ -1,9 +1,11 @@
 /**
  * Runtime smoke: the packed tarball, installed as a user installs it, runs the quickstart flow
  * (token, faucet, member, deposit, withdrawal, `for await` over reports, an error branch on
- * `code`, `close()` twice) with default client settings against the sandbox server, and a
- * signed webhook delivery through `merchant-stablecoin/webhooks` (`handle`, a verify hook in Web
- * Crypto, a duplicate, a forged copy), on every runtime at hand. `npm run smoke:runtimes` (`npx tsx scripts/runtime-smoke.ts [--keep]`).
+ * `code`, `close()` twice) with default client settings against the sandbox server, a signed
+ * webhook delivery through `merchant-stablecoin/webhooks` (`handle`, a verify hook in Web
+ * Crypto, a duplicate, a forged copy), and two failing paths (a refused connection during the
+ * token exchange; a withdrawal answered 504 whose token renewal then fails), each asserting the
+ * typed error with the withdrawal's key and call state, on every runtime at hand. `npm run smoke:runtimes` (`npx tsx scripts/runtime-smoke.ts [--keep]`).
  *
  * - Node (the one running this script) always: from the installed package, and from an esbuild
  *   bundle (platform node, ESM; and platform-neutral) run where no node_modules is at hand.
@@ -22,51 +24,16 @@
  * `merchant-stablecoin/testing`. Exits non-zero when a runtime that could run failed.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { NODE_LTS, NPM, ROOT, binary, clean, installRuntimes, run, type RunResult } from './runtimes.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const RUNTIMES = join(ROOT, 'smoke', 'runtimes');
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const ESBUILD = join(ROOT, 'node_modules', '.bin', 'esbuild');
 const keep = process.argv.includes('--keep');
 /** The msw 3 release the smoke installs beside the tarball. */
 const MSW3 = 'msw@3.0.5';
-
-interface RunResult {
-  readonly code: number | null;
-  readonly output: string;
-}
-
-/** Runs a command, capturing stdout and stderr together. */
-function run(command: string, args: readonly string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<RunResult> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-    const timer = setTimeout(() => {
-      output += `\n(killed after ${options.timeoutMs} ms)`;
-      child.kill('SIGKILL');
-    }, options.timeoutMs ?? 300_000);
-    child.on('error', (err) => (output += `\n${String(err)}`));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
-
-function clean(output: string): string {
-  return output
-    .split('\n')
-    .filter((line) => !/^npm warn Unknown (user|env|project) config/.test(line))
-    .join('\n')
-    .trim();
-}
 
 async function must(command: string, args: readonly string[], options: Parameters<typeof run>[2] = {}): Promise<string> {
   const r = await run(command, args, options);
@@ -100,6 +67,50 @@ async function webhook({ body, headers, secret }) {
   return 'webhook:' + seen[0];
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const FAILING_ORDER = { asset: 'USDT', amount: '1.00', to_address: 'TQ7x1Vb9smokeAddress' };
+
+/** A failing path's error as the caller must get it: the SDK's class, the withdrawal's key, its call state, a stack. */
+function callStateOf(label, err, name, sent) {
+  const fail = (what) => {
+    throw new Error(label + ': ' + what + ': ' + (err && err.stack ? err.stack : String(err)));
+  };
+  if (!(err instanceof Error) || err.name !== name) fail('expected ' + name);
+  const key = err.idempotencyKey;
+  if (!UUID.test(String(key))) fail('no idempotency key');
+  if (!err.call || err.call.idempotencyKey !== key || err.call.sent !== sent) fail('call state ' + JSON.stringify(err.call));
+  if (typeof err.stack !== 'string' || !err.stack.includes(name)) fail('no stack');
+  return label + ':' + name + '/' + sent;
+}
+
+/**
+ * The failing paths on this runtime: a refused connection during the token exchange (nothing
+ * reached the service), and a withdrawal answered 504 whose token renewal then fails (the
+ * renewal's error, with the withdrawal's key: it may have executed).
+ */
+async function failingPaths(settings) {
+  const { clientId, apiKey, signingKey, member } = settings;
+  const steps = [];
+  const refused = new MerchantClient({ baseUrl: settings.refusedUrl, clientId, apiKey, signingKey, maxRetries: 0 });
+  try {
+    const err = await refused.member(member).withdrawals.create(FAILING_ORDER).then(() => undefined, (e) => e);
+    steps.push(callStateOf('refused', err, 'ConnectionError', 'no'));
+  } finally {
+    await refused.close();
+  }
+  // The hostile server keeps one state per run, named by the base URL's path.
+  const backoff = { baseDelayMs: 1, maxDelayMs: 5 };
+  const hostile = new MerchantClient({ baseUrl: settings.hostileUrl + '/' + member, clientId, apiKey, signingKey, backoff });
+  try {
+    const err = await hostile.member(member).withdrawals.create(FAILING_ORDER).then(() => undefined, (e) => e);
+    if (!isApiError(err, 'invalid_credentials') || !err.message.includes('may have executed')) throw new Error('504+renewal: ' + (err && err.stack ? err.stack : String(err)));
+    steps.push(callStateOf('504+renewal', err, 'ApiError', 'yes'));
+  } finally {
+    await hostile.close();
+  }
+  return steps.join(' ');
+}
+
 export async function quickstart(settings) {
   const { baseUrl, clientId, apiKey, signingKey, member } = settings;
   // Default settings: no transport, no fetch, no dispatcher.
@@ -130,6 +141,7 @@ export async function quickstart(settings) {
     }
     steps.push('error:insufficient_balance');
     steps.push(await webhook(settings.delivery));
+    steps.push(await failingPaths(settings));
   } finally {
     await client.close();
   }
@@ -190,8 +202,46 @@ try {
 console.log('SMOKE OK ' + steps.join('; '));
 `;
 
-/** The sandbox server, from the installed tarball's testing entry. */
-const SERVER = `import { createSandbox } from 'merchant-stablecoin/testing';
+/**
+ * The sandbox server, from the installed tarball's testing entry, and beside it, for the failing
+ * paths: a hostile server (per run, named by the first path segment: its token exchange answers
+ * once and then refuses the credentials; its withdrawal answers 504, then invalid_token), and a
+ * port nothing listens on.
+ */
+const SERVER = `import { createServer } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
+import { createSandbox } from 'merchant-stablecoin/testing';
+const runs = new Map();
+const hostile = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    const [, run = '', ...rest] = req.url.split('/');
+    const path = '/' + rest.join('/');
+    const seen = runs.get(run) ?? { token: 0, withdrawal: 0 };
+    runs.set(run, seen);
+    const send = (status, body) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': 'req_smoke' });
+      res.end(JSON.stringify(body));
+    };
+    const error = (status, type, code) => send(status, { type, code, message: code, request_id: 'req_smoke' });
+    if (req.method === 'POST' && path === '/v1/connect/token') {
+      if (seen.token++ > 0) return error(401, 'authentication_error', 'invalid_credentials');
+      return send(200, { auth_token: 'tok_smoke_' + run, expired_at: Math.floor(Date.now() / 1000) + 1800, token_type: 'Bearer', scopes: [] });
+    }
+    if (req.method === 'POST' && path === '/v1/withdrawals') {
+      return seen.withdrawal++ === 0 ? error(504, 'upstream_timeout', 'upstream_timeout') : error(401, 'authentication_error', 'invalid_token');
+    }
+    error(404, 'not_found', 'not_found');
+  });
+});
+await new Promise((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+const refusedPort = await new Promise((resolve) => {
+  const probe = createTcpServer().listen(0, '127.0.0.1', () => {
+    const port = probe.address().port;
+    probe.close(() => resolve(port));
+  });
+});
+const failing = { hostileUrl: 'http://127.0.0.1:' + hostile.address().port, refusedUrl: 'http://127.0.0.1:' + refusedPort };
 const sandbox = createSandbox();
 sandbox.state.seedReports(45);
 const server = await sandbox.listen({ port: 0 });
@@ -200,9 +250,13 @@ const env = await sandbox.webhooks.emit('card.status.updated', { object: 'card',
 const body = JSON.stringify(env);
 const headers = { 'content-type': 'application/json', 'z-event-id': env.event_id, 'z-event-type': env.event_type, 'z-signature': sandbox.webhooks.sign(body) };
 const delivery = { body, headers, secret: sandbox.webhooks.secret };
-console.log(JSON.stringify({ baseUrl: server.url, ...sandbox.credentials, delivery }));
+console.log(JSON.stringify({ baseUrl: server.url, ...sandbox.credentials, delivery, ...failing }));
 process.stdin.resume();
-process.stdin.on('end', () => void server.close().then(() => process.exit(0)));
+process.stdin.on('end', () => {
+  hostile.closeAllConnections();
+  hostile.close();
+  void server.close().then(() => process.exit(0));
+});
 `;
 
 interface Sandbox {
@@ -240,23 +294,6 @@ type Outcome = { readonly status: 'passed'; readonly detail: string } | { readon
 function verdict(r: RunResult): Outcome {
   const line = r.output.split('\n').find((l) => l.startsWith('SMOKE OK'));
   return r.code === 0 && line !== undefined ? { status: 'passed', detail: line } : { status: 'failed', detail: clean(r.output) };
-}
-
-/** Installs the runtimes' packages into the cache folder; `undefined` when that worked. */
-async function installRuntimes(): Promise<string | undefined> {
-  // Already installed from this lock: npm's own record of the tree is newer than the lock.
-  const record = join(RUNTIMES, 'node_modules', '.package-lock.json');
-  if (existsSync(record) && statSync(record).mtimeMs >= statSync(join(RUNTIMES, 'package-lock.json')).mtimeMs) return undefined;
-  const r = await run(NPM, ['ci', '--no-audit', '--no-fund'], { cwd: RUNTIMES, timeoutMs: 900_000 });
-  return r.code === 0 ? undefined : clean(r.output).split('\n').slice(-5).join('\n');
-}
-
-/** The binary of a runtime package, or the reason it cannot run here. */
-async function binary(path: string, versionArgs: readonly string[]): Promise<{ bin: string } | { skip: string }> {
-  const bin = join(RUNTIMES, 'node_modules', path);
-  if (!existsSync(bin)) return { skip: `${path} is not installed` };
-  const r = await run(bin, versionArgs, { timeoutMs: 60_000 });
-  return r.code === 0 ? { bin } : { skip: `${path} does not run here: ${clean(r.output).split('\n')[0] ?? ''}` };
 }
 
 async function workerd(bin: string, dir: string, nodeCompat: boolean, settings: Record<string, unknown>): Promise<Outcome> {
@@ -382,10 +419,7 @@ async function smokeAll(dir: string, settings: Record<string, unknown>, results:
     );
     return;
   }
-  for (const [name, path] of [
-    ['node 22', 'node22/bin/node'],
-    ['node 24', 'node24/bin/node'],
-  ] as const) {
+  for (const [name, path] of NODE_LTS) {
     const b = await binary(path, ['--version']);
     if ('skip' in b) skipAll([name], b.skip);
     else await node(name, b.bin, 'main.mjs');
@@ -425,8 +459,8 @@ async function smokeMsw3(work: string, tarball: string, results: [string, Outcom
   }
   writeFileSync(join(dir, 'msw.mjs'), MSW);
   for (const [name, path] of [
-    [names[0]!, 'node22/bin/node'],
-    [names[1]!, 'node24/bin/node'],
+    [names[0]!, NODE_LTS[0][1]],
+    [names[1]!, NODE_LTS[1][1]],
   ] as const) {
     const b = await binary(path, ['--version']);
     if ('skip' in b) results.push([name, { status: 'skipped', detail: b.skip }]);

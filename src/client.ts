@@ -21,7 +21,7 @@ import { runtimeLabel } from './core/platform/runtime.js';
 import type { Transport } from './core/transport.js';
 import type { ApiPromise, CallOptions, QueryValue } from './core/types.js';
 import { checkRawPath } from './core/url.js';
-import { Assets, MemberView, MerchantAccount, MerchantRemittances, Members, Reports, Sandbox } from './resources/index.js';
+import { Assets, MemberView, MerchantAccount, MerchantRemittances, Members, Reports, Sandbox, Withdrawals } from './resources/index.js';
 import type { EndpointDescriptor, HttpMethod } from './spec/endpoint.js';
 import { SDK_VERSION } from './version.js';
 import * as z from 'zod/mini';
@@ -30,7 +30,11 @@ import * as z from 'zod/mini';
 export interface RawRequest {
   /** HTTP method. */
   readonly method: HttpMethod;
-  /** Path starting with `/v1/`, percent-encoded, without query (use `query`). */
+  /**
+   * Path starting with `/v1/`, percent-encoded, without query (use `query`). Sent and signed
+   * exactly as given, so a path a URL parser would rewrite (a `.` or `..` segment, encoded or
+   * not, or a backslash) is refused with `InvalidArgumentError` before anything is sent.
+   */
   readonly path: string;
   /** Query parameters, sent in this order. */
   readonly query?: Readonly<Record<string, QueryValue>>;
@@ -86,6 +90,11 @@ export class MerchantClient {
   readonly members: Members;
   /** Sandbox-only helpers (faucet). */
   readonly sandbox: Sandbox;
+  /**
+   * Withdrawal confirm and fail without naming a member (no `x-on-behalf-of`), e.g. for a member
+   * suspended since the debit; `client.member(id).withdrawals` has the member form.
+   */
+  readonly withdrawals: Withdrawals;
 
   /**
    * @param options - Settings; credentials default to `MERCHANT_API_BASE_URL`,
@@ -139,6 +148,7 @@ export class MerchantClient {
     this.assets = new Assets(this.#pipeline);
     this.members = new Members(this.#pipeline);
     this.sandbox = new Sandbox(this.#pipeline);
+    this.withdrawals = new Withdrawals(this.#pipeline);
   }
 
   /**
@@ -221,7 +231,12 @@ export class MerchantClient {
     return this.#clock.offsetMs;
   }
 
-  /** Closes pooled connections. Calls made afterwards fail. */
+  /**
+   * Closes pooled connections. Calls still running are let finish (each within its deadline);
+   * then, after a one-second grace, what the pool still holds (a connection stalled in its TLS
+   * handshake, a request a call gave up on) is destroyed, so nothing keeps the process alive.
+   * Calls made afterwards fail.
+   */
   async close(): Promise<void> {
     await this.#transport.close();
   }

@@ -25,10 +25,11 @@ export const Decimal: typeof DecimalJs = DecimalJs.clone({ precision: 1000, toEx
 export type Decimal = DecimalJs;
 
 const PLAIN_DECIMAL = /^(0|[1-9]\d*|0\d+)(\.\d+)?$/;
-/** A plain fixed-point decimal as the service writes amounts (no sign, exponent or radix prefix). */
-const RESPONSE_DECIMAL = /^\d+(\.\d+)?$/;
-/** The same, with an optional minus sign (a difference the caller computed). */
-const SIGNED_DECIMAL = /^-?\d+(\.\d+)?$/;
+/**
+ * A plain fixed-point decimal as the service writes amounts, with an optional sign (the spec
+ * states no sign rule for any response amount), and no exponent or radix prefix.
+ */
+const RESPONSE_DECIMAL = /^[+-]?\d+(\.\d+)?$/;
 
 /** Limits an amount argument must respect, checked before sending. */
 export interface AmountRules {
@@ -89,13 +90,14 @@ function checkRules(text: string, field: string, rules: AmountRules): void {
 
 /**
  * Parses a decimal string of a response into a {@link Decimal}, exactly (no float on the way, no
- * rounding). Only plain fixed-point text is accepted (`"25.50"`, `"-0.1"`): exponent notation,
- * hexadecimal, `"NaN"`, `"Infinity"` and blanks throw instead of becoming a wrong amount.
+ * rounding). Only plain fixed-point text is accepted, with an optional sign (`"25.50"`, `"-0.1"`,
+ * `"+3"`): exponent notation, hexadecimal, `"NaN"`, `"Infinity"` and blanks throw instead of
+ * becoming a wrong amount.
  *
  * @throws InvalidArgumentError when `amount` is not a plain decimal string.
  */
 export function toDecimal(amount: string): Decimal {
-  return new Decimal(checkDecimal(amount, 'amount', SIGNED_DECIMAL));
+  return new Decimal(checkDecimal(amount, 'amount', RESPONSE_DECIMAL));
 }
 
 /** A balance row's bucket fields, as the service sends them. */
@@ -104,9 +106,11 @@ export type BalanceBuckets = Readonly<Record<BalanceBucket, string>>;
 /**
  * The member's total for the asset: the sum of the eight buckets (Resources > Balance row),
  * exact (the sum keeps up to {@link Decimal}'s 1,000 significant digits, far beyond any amount).
+ * A bucket may be negative (`frozen: "-1.00"`): the spec states no sign rule for balances, so it
+ * is summed as sent.
  *
- * @throws InvalidArgumentError naming the bucket when one is not a plain non-negative decimal
- *   string (the spec gives no bucket that may be negative).
+ * @throws InvalidArgumentError naming the bucket when one is not a plain decimal string (an
+ *   exponent, a number, `"NaN"`, a blank).
  */
 export function balanceTotal(row: BalanceBuckets): Decimal {
   return BALANCE_BUCKETS.reduce((sum, bucket) => sum.plus(checkDecimal(row[bucket], bucket, RESPONSE_DECIMAL)), new Decimal(0));

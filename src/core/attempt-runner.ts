@@ -1,13 +1,24 @@
 import type { RateLimitBucket } from '../spec/endpoint.js';
 import type { BucketGate } from './bucket-gate.js';
 import type { PreparedCall } from './call.js';
-import { failureLabel, finalError, isRateLimited, reached, retryClassOfFailure, transportError, transportFailure } from './call-errors.js';
+import {
+  deadlineText,
+  endingError,
+  failureLabel,
+  finalError,
+  reached,
+  retryClassOfFailure,
+  stripQuery,
+  transportError,
+  transportFailure,
+} from './call-errors.js';
 import { answered, own, raiseSent, snapshot, type AttemptOutcome, type CallProgress, type Failed } from './call-progress.js';
-import { AbortError, ApiError, type CallState } from './errors.js';
+import { remainingMs, waitsUntil } from './deadline.js';
+import { AbortError, ApiError, TimeoutError, type CallState } from './errors.js';
 import { log, printable, type LogFields, type Logger } from './logger.js';
 import type { Redactor } from './redactor.js';
 import { errorFromResponse } from './response.js';
-import { decideRetry, parseRetryAfter, retryClassFor, type BackoffSettings, type RetryRules } from './retry-policy.js';
+import { decideRetry, parseRetryAfter, rateLimitOf, retryClassFor, type BackoffSettings, type RetryRules } from './retry-policy.js';
 import type { ServiceClock } from './service-clock.js';
 import { bodySha256, signAttempt, type SignatureHeaders, type Signer } from './signing.js';
 import { sleep } from './sleep.js';
@@ -88,17 +99,22 @@ export class AttemptRunner {
       }
     } catch (err) {
       throw this.#fail(err, p);
+    } finally {
+      p.waits?.dispose();
     }
   }
 
   #progress(call: PreparedCall, rules: RetryRules): CallProgress {
     const options = call.options;
+    const timeoutMs = options?.timeoutMs ?? this.#settings.timeoutMs;
+    const maxRetries = options?.maxRetries ?? this.#settings.maxRetries;
+    const started = performance.now();
     return {
       call,
       rules,
       signal: options?.signal,
-      timeoutMs: options?.timeoutMs ?? this.#settings.timeoutMs,
-      maxRetries: options?.maxRetries ?? this.#settings.maxRetries,
+      timeoutMs,
+      maxRetries,
       attempt: 0,
       wireAttempts: 0,
       retries: 0,
@@ -112,14 +128,29 @@ export class AttemptRunner {
       secrets: [...call.secrets],
       own: new WeakSet(),
       trace: this.#telemetry.startCall({ name: call.name, method: call.method, route: call.route, idempotencyKey: call.idempotencyKey }),
-      started: performance.now(),
+      started,
+      deadline: started + timeoutMs * (maxRetries + 1),
+      waits: undefined,
     };
+  }
+
+  /** What a wait of the call ends on (its caller's abort, its deadline), made at the first wait. */
+  #waitSignal(p: CallProgress): AbortSignal {
+    return (p.waits ??= waitsUntil(p.deadline, p.signal)).signal;
+  }
+
+  /** The call's deadline has passed while it waited for something, or before its next attempt. */
+  #deadlineError(p: CallProgress, what: string): TimeoutError {
+    const { call } = p;
+    const message = `The call's deadline (${deadlineText(p)}) passed ${what} (${call.method} ${stripQuery(call.path)}).`;
+    return own(p, new TimeoutError(message, call.idempotencyKey, p.attempt));
   }
 
   /** One attempt: token, admission, signature, send, classification. */
   async #attempt(p: CallProgress, auth: Auth): Promise<AttemptOutcome> {
     const { call, signal } = p;
     if (signal?.aborted) throw own(p, new AbortError(call.idempotencyKey, { cause: signal.reason }));
+    if (remainingMs(p.deadline) <= 0) throw this.#deadlineError(p, 'before another attempt');
     const headers = this.#headers(call);
     p.trace.inject(headers);
     const token = await this.#authenticate(headers, auth, p);
@@ -127,7 +158,8 @@ export class AttemptRunner {
     // token exchange would start its window too early, and the service (which counts arrivals)
     // could still see the previous window's requests when the next ones arrive.
     const waitStart = performance.now();
-    const { slotTaken, paused } = await this.#abortable(this.#gate.admit(call.bucket, signal, call.subKey), p);
+    const admission = this.#gate.admit(call.bucket, () => this.#waitSignal(p), call.subKey);
+    const { slotTaken, paused } = await this.#waited(admission, p, 'while waiting for its rate-limit bucket');
     if (paused)
       p.trace.event('rate_limit.wait', { attempt: p.attempt, bucket: call.bucket, waited_ms: Math.round(performance.now() - waitStart) });
     if (call.signed) {
@@ -185,26 +217,32 @@ export class AttemptRunner {
       headers['x-api-key'] = auth.apiKey;
       return undefined;
     }
-    const pending = auth.tokens.get(p.signal);
-    let token: string;
-    if (typeof pending === 'string') token = pending;
-    else {
-      // No usable token in memory: the call waits for a renewal (its own, or one in flight).
+    let token = auth.tokens.current();
+    if (token === undefined) {
+      // No usable token in memory: the call waits for a renewal (its own, or one in flight) until
+      // its deadline; a renewal shared with other calls goes on for them.
       const before = performance.now();
-      token = await this.#abortable(pending, p);
+      token = await this.#waited(auth.tokens.get(this.#waitSignal(p)), p, 'while waiting for a token');
       p.trace.event('token.wait', { attempt: p.attempt, waited_ms: Math.round(performance.now() - before) });
     }
     this.#redactor.rememberToken(token);
+    // Each attempt's token is a secret of this call: masked in what the server answers it, however
+    // many renewals happened meanwhile.
+    if (!p.secrets.includes(token)) p.secrets.push(token);
     headers['x-auth-token'] = `Bearer ${token}`;
     return token;
   }
 
-  /** An abort while waiting is the caller's abort; any other rejection passes through unchanged. */
-  async #abortable<T>(promise: Promise<T>, p: CallProgress): Promise<T> {
+  /**
+   * An end of a wait by the caller's abort is an `AbortError`; by the call's deadline, a
+   * `TimeoutError` that says what it waited for; any other rejection passes through unchanged.
+   */
+  async #waited<T>(promise: Promise<T> | T, p: CallProgress, what: string): Promise<T> {
     try {
       return await promise;
     } catch (err) {
       if (p.signal?.aborted) throw own(p, new AbortError(p.call.idempotencyKey, { cause: err }));
+      if (p.waits?.signal.aborted) throw this.#deadlineError(p, what);
       throw err;
     }
   }
@@ -216,6 +254,8 @@ export class AttemptRunner {
   async #send(headers: Record<string, string>, p: CallProgress): Promise<AttemptOutcome> {
     const { call, signal } = p;
     let onWire = false;
+    // The attempt has its own timeout, and no more than what is left of the call's deadline.
+    const timeoutMs = Math.max(1, Math.min(p.timeoutMs, Math.ceil(remainingMs(p.deadline))));
     p.wireAttempts++;
     try {
       const response = await this.#transport.send({
@@ -225,7 +265,7 @@ export class AttemptRunner {
         headers,
         body: call.body,
         signal,
-        timeoutMs: p.timeoutMs,
+        timeoutMs,
         maxResponseBytes: this.#settings.maxResponseBytes,
         onSent: () => {
           onWire = true;
@@ -268,14 +308,16 @@ export class AttemptRunner {
       retryClass: (code, status) => retryClassFor(code, status, p.rules),
     });
     own(p, error);
+    // An HTTP-date Retry-After is the service's clock: read against the service clock.
+    const retryAfterHeader = parseRetryAfter(response.headers['retry-after'], this.#clock.now());
     if (!(error instanceof ApiError)) {
       this.#log('info', 'request failed with a malformed body', fields);
-      return { ok: false, error, failure: { kind: 'malformed', status: response.status }, response, token };
+      // A proxy's 429 page still says the bucket is full: its Retry-After is honoured.
+      const failure = { kind: 'malformed', status: response.status, retryAfterSeconds: retryAfterHeader } as const;
+      return { ok: false, error, failure, response, token };
     }
     this.#log('info', 'request failed', { ...fields, requestId: error.requestId, code: printable(error.code) });
-    const retryAfterSeconds =
-      parseRetryAfter(response.headers['retry-after'], Date.now()) ??
-      numberOrUndefined((error.extras as { retry_after?: unknown }).retry_after);
+    const retryAfterSeconds = retryAfterHeader ?? numberOrUndefined((error.extras as { retry_after?: unknown }).retry_after);
     return { ok: false, error, failure: { kind: 'api', code: error.code, status: response.status, retryAfterSeconds }, response, token };
   }
 
@@ -349,13 +391,14 @@ export class AttemptRunner {
       rules: p.rules,
       backoff,
     });
-    if (!decision.retry) {
+    // A wait that would reach the call's deadline is not begun: the call ends with this failure.
+    if (!decision.retry || decision.delayMs >= remainingMs(p.deadline)) {
       // A 429 says the bucket is full for every call, so it pauses the others even when this
-      // call gives up (retries spent, or a Retry-After beyond maxRetryAfterMs: capped there).
-      if (isRateLimited(failure) && failure.retryAfterSeconds !== undefined) {
-        this.#pause(p, Math.min(failure.retryAfterSeconds * 1000, backoff.maxRetryAfterMs));
-      }
-      throw failed.error;
+      // call gives up (retries spent, its deadline, or a Retry-After beyond maxRetryAfterMs:
+      // capped there).
+      const retryAfterSeconds = rateLimitOf(failure)?.retryAfterSeconds;
+      if (retryAfterSeconds !== undefined) this.#pause(p, Math.min(retryAfterSeconds * 1000, backoff.maxRetryAfterMs));
+      throw endingError(failed, p);
     }
     p.retries++;
     if (decision.unknownCode) p.unknownRetried = true;

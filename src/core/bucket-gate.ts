@@ -6,6 +6,13 @@ import type { RequestLimiter } from './limiter.js';
 
 const MINUTE_MS = 60_000;
 
+/**
+ * The signal a wait at the gate ends on (the caller's abort, the call's deadline), asked for only
+ * when the gate has to wait or hand it to a limiter: a call that passes straight through makes
+ * no timer and no controller.
+ */
+type WaitSignal = () => AbortSignal | undefined;
+
 /** The key of a pause: the bucket, or one of its sub-limits. */
 function pauseKey(bucket: CallBucket, subKey: string | undefined): string {
   return subKey === undefined ? bucket : `${bucket}\u0000${subKey}`;
@@ -45,7 +52,7 @@ export class BucketGate {
   }
 
   /** Waits out the pause of `key`; says whether there was one. */
-  async #waitPause(key: string, signal: AbortSignal | undefined): Promise<boolean> {
+  async #waitPause(key: string, signal: WaitSignal): Promise<boolean> {
     let paused = false;
     // Re-read after each sleep: a later 429 may have extended the pause, and a timer may fire a
     // millisecond early; Retry-After is honoured to the millisecond.
@@ -56,7 +63,7 @@ export class BucketGate {
         break;
       }
       paused = true;
-      await this.#clock.sleep(wait, signal);
+      await this.#clock.sleep(wait, signal());
     }
     return paused;
   }
@@ -67,11 +74,7 @@ export class BucketGate {
    * and whether the call had to wait for a pause. Rejects with the signal's reason on abort, or
    * with the limiter's own error.
    */
-  async admit(
-    bucket: CallBucket,
-    signal: AbortSignal | undefined,
-    subKey?: string,
-  ): Promise<{ readonly slotTaken: boolean; readonly paused: boolean }> {
+  async admit(bucket: CallBucket, signal: WaitSignal, subKey?: string): Promise<{ readonly slotTaken: boolean; readonly paused: boolean }> {
     // A sub-limit's call counts against its bucket too: it waits out both pauses.
     let paused = await this.#waitPause(bucket, signal);
     if (subKey !== undefined) {
@@ -83,18 +86,19 @@ export class BucketGate {
       return { slotTaken: false, paused };
     }
     if (this.#limiter === undefined) return { slotTaken: false, paused };
-    await (subKey === undefined ? this.#limiter.acquire(bucket, signal) : this.#limiter.acquire(bucket, signal, subKey));
+    const s = signal();
+    await (subKey === undefined ? this.#limiter.acquire(bucket, s) : this.#limiter.acquire(bucket, s, subKey));
     return { slotTaken: true, paused };
   }
 
   /** Waits for a place among the token endpoint's 20 attempts a minute, and takes it. */
-  async #tokenSlot(signal: AbortSignal | undefined): Promise<void> {
+  async #tokenSlot(signal: WaitSignal): Promise<void> {
     const window = this.#tokenAttempts;
     for (;;) {
       const now = this.#clock.now();
       while (window.length > 0 && window[0]! <= now - MINUTE_MS) window.shift();
       if (window.length < TOKEN_EXCHANGES_PER_MINUTE) break;
-      await this.#clock.sleep(window[0]! + MINUTE_MS - now, signal);
+      await this.#clock.sleep(window[0]! + MINUTE_MS - now, signal());
     }
     window.push(this.#clock.now());
   }

@@ -1,12 +1,15 @@
+import type { Lockout } from '../spec/endpoint.js';
 import type { PreparedCall } from './call.js';
-import { answered, type CallProgress } from './call-progress.js';
+import { answered, own, type CallProgress, type Failed } from './call-progress.js';
 import {
   AbortError,
   AcceptedButUnreadableError,
+  ApiError,
   CallInterruptedError,
   ConnectionError,
   MalformedResponseError,
   MerchantSdkError,
+  OutcomeUnknownError,
   RedirectRefusedError,
   TimeoutError,
   withCallState,
@@ -14,7 +17,7 @@ import {
 } from './errors.js';
 import { printable } from './logger.js';
 import type { Redactor } from './redactor.js';
-import { retryClassFor, type AttemptFailure, type RetryRules } from './retry-policy.js';
+import { lockoutStopped, outcomeUnknown, retryClassFor, type AttemptFailure, type RetryRules } from './retry-policy.js';
 import { AttemptTimeoutError, RedirectError, ResponseTooLargeError } from './transport.js';
 
 /** The SDK error for a transport's rejection of one attempt (server text already redacted). */
@@ -23,9 +26,13 @@ export function transportError(err: unknown, p: CallProgress, redactor: Redactor
   const what = `${call.method} ${stripQuery(call.path)}`;
   const cause = sanitize(err, p, redactor);
   if (signal?.aborted) return new AbortError(call.idempotencyKey, { cause: signal.reason });
-  // The deadline is the SDK's own: there is no foreign error to keep as a cause.
-  if (err instanceof AttemptTimeoutError)
-    return new TimeoutError(`No complete response within ${p.timeoutMs} ms (${what}).`, call.idempotencyKey, p.attempt);
+  // The deadline is the SDK's own: there is no foreign error to keep as a cause. An attempt's
+  // limit is timeoutMs, or what is left of the call's deadline when that is less: the message
+  // states both, whichever ran out.
+  if (err instanceof AttemptTimeoutError) {
+    const budget = `timeoutMs ${p.timeoutMs} per attempt, ${p.timeoutMs * (p.maxRetries + 1)} ms for the call`;
+    return new TimeoutError(`No complete response in time (${budget}) (${what}).`, call.idempotencyKey, p.attempt);
+  }
   if (err instanceof RedirectError) {
     // A 3xx, even one a dispatcher followed (its status unseen here), is the service's answer.
     answered(p, err.status, undefined);
@@ -65,7 +72,7 @@ function sanitize(err: unknown, p: CallProgress, redactor: Redactor): unknown {
  * carries this call's state and says whether an earlier attempt may have executed.
  */
 export function finalError(err: unknown, p: CallProgress, state: CallState, redactor: Redactor): Error {
-  if (err instanceof MerchantSdkError && p.own.has(err)) return withCallState(err, state, ownNote(err, p.call, state));
+  if (err instanceof MerchantSdkError && p.own.has(err)) return withCallState(err, state, ownNote(err, p, state));
   const sdkError =
     err instanceof MerchantSdkError
       ? err
@@ -77,14 +84,40 @@ export function finalError(err: unknown, p: CallProgress, state: CallState, reda
 }
 
 /** What the caller of a write should know about an outcome the service may not have given. */
-function ownNote(err: MerchantSdkError, call: PreparedCall, state: CallState): string | undefined {
-  if (!movesState(call) || !(err instanceof ConnectionError || err instanceof AbortError)) return undefined;
+function ownNote(err: MerchantSdkError, p: CallProgress, state: CallState): string | undefined {
+  const lockout = p.rules.lockout;
+  if (lockout !== undefined) {
+    // What may have executed there is checked, never resent: the generic "retry with the key" would count again.
+    const api: ApiError | undefined = err instanceof ApiError ? (err as ApiError) : undefined;
+    if (api !== undefined && lockoutStopped(api.code, api.status, p.rules)) return lockoutAdvice(lockout);
+    if (err instanceof AbortError && state.sent !== 'no') return lockoutAdvice(lockout);
+  }
+  if (!movesState(p.call) || !(err instanceof ConnectionError || err instanceof AbortError)) return undefined;
   return sentAdvice(state);
 }
 
-/** Writes can execute; reads and the token exchange cannot move money. */
+function lockoutAdvice(lockout: Lockout): string {
+  return `not resent: the service counts this call's failures against the customer (${lockout.rule}); ${lockout.check}`;
+}
+
+/**
+ * The error a failed attempt ends the call with: its own, or on an endpoint with a lockout, when
+ * what the service did is unknown (sent and unanswered, or a proxy's page), an
+ * {@link OutcomeUnknownError} that says what to check instead of resending.
+ */
+export function endingError(failed: Failed, p: CallProgress): Error {
+  const lockout = p.rules.lockout;
+  if (lockout === undefined || !outcomeUnknown(failed.failure)) return failed.error;
+  const { call } = p;
+  const message =
+    `${call.method} ${stripQuery(call.path)} may have been executed, and was ${lockoutAdvice(lockout)}. ` +
+    `The last attempt: ${failed.error.message}`;
+  return own(p, new OutcomeUnknownError(message, { cause: failed.error, idempotencyKey: call.idempotencyKey }));
+}
+
+/** Writes (signed) can execute; reads and the token exchange (unsigned) cannot move money. */
 function movesState(call: PreparedCall): boolean {
-  return call.signed && call.bucket !== 'token';
+  return call.signed;
 }
 
 function sentAdvice(state: CallState): string {
@@ -117,13 +150,8 @@ export function reached(f: AttemptFailure): boolean {
 /** The retry class a retried failure belongs to (a transport failure retries like `api_error`). */
 export function retryClassOfFailure(f: AttemptFailure, rules: RetryRules): string {
   if (f.kind === 'api') return retryClassFor(f.code, f.status, rules);
-  if (f.kind === 'malformed') return 'same_key';
+  if (f.kind === 'malformed') return f.status === 429 ? 'after_wait' : 'same_key';
   return f.sent ? 'same_key' : 'not_sent';
-}
-
-/** A 429: nothing executed, the bucket is full. */
-export function isRateLimited(f: AttemptFailure): f is Extract<AttemptFailure, { kind: 'api' }> {
-  return f.kind === 'api' && (f.code === 'rate_limited' || f.status === 429);
 }
 
 /** A short name of a failure, for the retry log line and trace event. */
@@ -131,7 +159,13 @@ export function failureLabel(f: AttemptFailure): string {
   return f.kind === 'api' ? f.code : f.kind === 'malformed' ? `malformed_${f.status}` : f.kind;
 }
 
-function stripQuery(path: string): string {
+/** The call's deadline as a caller reads it: `400 ms: timeoutMs 400 × 1 attempt`. */
+export function deadlineText(p: CallProgress): string {
+  const attempts = p.maxRetries + 1;
+  return `${p.timeoutMs * attempts} ms: timeoutMs ${p.timeoutMs} × ${attempts} attempt${attempts === 1 ? '' : 's'}`;
+}
+
+export function stripQuery(path: string): string {
   const q = path.indexOf('?');
   return q === -1 ? path : path.slice(0, q);
 }

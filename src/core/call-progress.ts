@@ -1,4 +1,5 @@
 import type { PreparedCall } from './call.js';
+import type { CallWaits } from './deadline.js';
 import type { CallSent, CallState } from './errors.js';
 import type { AttemptFailure, RetryRules } from './retry-policy.js';
 import type { CallTrace } from './telemetry.js';
@@ -31,6 +32,13 @@ export interface CallProgress {
   readonly trace: CallTrace;
   /** When the call started (performance.now()), for its log line and duration. */
   readonly started: number;
+  /**
+   * When the call must have ended (performance.now()): `timeoutMs × (maxRetries + 1)` after it
+   * started. Every wait and attempt of the call fits before it (`deadline.ts`).
+   */
+  readonly deadline: number;
+  /** What the call's waits end on, made at its first wait (and disposed of when it ends). */
+  waits: CallWaits | undefined;
 }
 
 /** One failed attempt: the error to raise if it is final, and what the retry policy sees. */

@@ -21,7 +21,7 @@ export interface PreparedCall {
   /** Path with query, exactly as signed and sent (base path included). */
   readonly path: string;
   readonly body: Uint8Array | undefined;
-  /** Signed (every method but GET and HEAD): the attempt loop hashes `body` once per call. */
+  /** Signed (every method but GET and HEAD, the token exchange excepted): the attempt loop hashes `body` once per call. */
   readonly signed: boolean;
   /** The key every attempt sends, when the call takes one. */
   readonly idempotencyKey: string | undefined;
@@ -100,10 +100,15 @@ function serialise(body: unknown): Uint8Array {
 export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArgs, basePath: string, bucket?: CallBucket): PreparedCall {
   const options = args.options;
   // Only a member-scoped endpoint carries a member: the member view and `request({ onBehalfOf })` make theirs so.
-  const member = endpoint.memberScoped ? checkMemberId(args.member, 'member') : undefined;
+  // A member-optional one goes without `x-on-behalf-of` when none is given (its merchant-level form).
+  const member =
+    endpoint.memberScoped && !(endpoint.memberOptional === true && args.member === undefined)
+      ? checkMemberId(args.member, 'member')
+      : undefined;
   const filled = fillPath(endpoint.path, args.pathParams) + buildQuery(args.query);
   const body = args.body === undefined ? undefined : serialise(args.body);
-  const signed = isSignedMethod(endpoint.method);
+  // Every method but GET and HEAD, except the token exchange (its descriptor says `unsigned`).
+  const signed = endpoint.unsigned !== true && isSignedMethod(endpoint.method);
   const keyed = endpoint.idempotent || options?.idempotencyKey !== undefined;
   checkExtraHeaders(options?.headers);
   return {

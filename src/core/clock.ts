@@ -1,7 +1,7 @@
 import { sleep } from './sleep.js';
 
 /**
- * A source of time: what "now" is and how to wait for it to pass. The rate limiters
+ * A source of time for waits and windows: what "now" is and how to wait for it to pass. The rate limiters
  * ({@link MemoryRateLimiter}, `RedisRateLimiter`) and the client's token throttle read time only
  * through one, so that a test can drive them with a controllable clock (for example the
  * sandbox simulator's) instead of racing the real one. Production code never needs to pass one:
@@ -22,7 +22,11 @@ import { sleep } from './sleep.js';
  * const limiter = new MemoryRateLimiter({ clock, quotas: { orders: 2 } });
  */
 export interface Clock {
-  /** The current time in Unix milliseconds. */
+  /**
+   * The current time in milliseconds. Only differences between two readings matter, so a clock
+   * for waits must never go back: {@link systemClock} reads a monotonic clock, which a step of
+   * the wall clock (NTP, a VM resumed from a snapshot) does not move.
+   */
   now(): number;
   /**
    * Resolves once `ms` milliseconds of this clock have passed (at once when `ms <= 0`). Rejects
@@ -33,10 +37,12 @@ export interface Clock {
 }
 
 /**
- * The real clock: `Date.now()` and `setTimeout`, both looked up when called (so test fake timers
- * that replace them apply). The default {@link Clock} everywhere.
+ * The real clock, monotonic: `performance.timeOrigin + performance.now()` (milliseconds that read
+ * like Unix time but never jump with the wall clock) and `setTimeout` (itself monotonic), both
+ * looked up when called (so test fake timers that replace them apply). The default
+ * {@link Clock} everywhere.
  */
 export const systemClock: Clock = Object.freeze({
-  now: (): number => Date.now(),
+  now: (): number => (performance.timeOrigin || 0) + performance.now(),
   sleep: (ms: number, signal?: AbortSignal): Promise<void> => sleep(ms, signal),
 });

@@ -18,13 +18,25 @@ export interface MerchantClientOptions {
    * chosen by the host called). Default: `MERCHANT_API_BASE_URL`.
    */
   readonly baseUrl?: string;
+  /**
+   * Allows a `baseUrl` with `http://` to a host other than this machine's loopback
+   * (`localhost`, `127.0.0.0/8`, `[::1]`). Off by default: over plain HTTP the api key, the
+   * tokens, the signatures and every body travel readable by anyone on the path. Set it only for
+   * a simulator on a private network you trust (a container next to the tests); a loopback
+   * simulator needs nothing. Default `false`.
+   */
+  readonly allowInsecureHttp?: boolean;
   /** Client identifier, sent as `x-client-id` to the token exchange. Default: `MERCHANT_API_CLIENT_ID`. */
   readonly clientId?: string;
   /** API key: used only to obtain tokens. Default: `MERCHANT_API_KEY`. */
   readonly apiKey?: string;
   /** Signing key: used only for request signatures (HMAC). Default: `MERCHANT_API_SIGNING_KEY`. */
   readonly signingKey?: string;
-  /** Per-attempt timeout in ms, covering the body read. Default 30 000. */
+  /**
+   * Per-attempt timeout in ms, covering the body read. Default 30 000. A call's deadline is
+   * `timeoutMs × (maxRetries + 1)` from its start (90 s by default): everything it waits for (a
+   * token, its rate-limit bucket, the backoff) and its attempts fit in it.
+   */
   readonly timeoutMs?: number;
   /** Automatic retries per call, for the failures the spec allows retrying. Default 2. */
   readonly maxRetries?: number;
@@ -117,9 +129,13 @@ function required(name: string, envName: string, given: string | undefined, env:
   return value;
 }
 
-/** Applies defaults and environment variables, and validates every setting. */
-export function resolveConfig(options: MerchantClientOptions, env: Env = envVar): ResolvedConfig {
-  const rawBase = required('baseUrl', 'MERCHANT_API_BASE_URL', options.baseUrl, env);
+/** This machine's loopback: `localhost`, `127.0.0.0/8` or `[::1]` (as `URL` spells hostnames). */
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/** The base URL, parsed and checked: http(s), nothing beyond origin and path, plain http only to the loopback unless allowed. */
+function parseBaseUrl(rawBase: string, allowInsecureHttp: boolean | undefined): URL {
   let url: URL;
   try {
     url = new URL(rawBase);
@@ -128,9 +144,21 @@ export function resolveConfig(options: MerchantClientOptions, env: Env = envVar)
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new InvalidArgumentError('baseUrl', 'must use https (or http for a local simulator).');
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && allowInsecureHttp !== true) {
+    throw new InvalidArgumentError(
+      'baseUrl',
+      'uses http:// to a host other than this machine: the api key and tokens would travel in plain text. Use https, or pass allowInsecureHttp: true for a simulator on a network you trust.',
+    );
+  }
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
     throw new InvalidArgumentError('baseUrl', 'must not carry a query, fragment or credentials.');
   }
+  return url;
+}
+
+/** Applies defaults and environment variables, and validates every setting. */
+export function resolveConfig(options: MerchantClientOptions, env: Env = envVar): ResolvedConfig {
+  const url = parseBaseUrl(required('baseUrl', 'MERCHANT_API_BASE_URL', options.baseUrl, env), options.allowInsecureHttp);
   const basePath = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
   const backoff: BackoffSettings = {
     baseDelayMs: nonNegativeInt('backoff.baseDelayMs', options.backoff?.baseDelayMs, DEFAULT_BACKOFF.baseDelayMs),

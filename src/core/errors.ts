@@ -69,15 +69,33 @@ export function withCallState<E extends MerchantSdkError>(err: E, call: CallStat
   if (note !== undefined) {
     const message = `${err.message} (${note})`;
     Object.defineProperty(target, 'message', { value: message, enumerable: false, writable: true, configurable: true });
-    // Every SDK error is built with `new`, so V8 gave it a stack that starts with its message.
-    Object.defineProperty(target, 'stack', { value: err.stack!.replace(err.message, message), writable: true, configurable: true });
+    // The stack starts with the message where the runtime builds it so (V8); elsewhere it is kept.
+    const stack = target.stack;
+    const restated = typeof stack === 'string' ? stack.replace(err.message, message) : `${err.name}: ${message}`;
+    Object.defineProperty(target, 'stack', { value: restated, writable: true, enumerable: false, configurable: true });
   }
   return target;
 }
 
+/**
+ * A copy of `err` with its prototype (class) and every own property, each read from `err` as a
+ * value. An accessor is never copied as is: Node 22 and later give an error an own `stack`
+ * accessor that reads the error it was made for, so on a copy it would read nothing (and a copy
+ * of that copy would lose the stack for good). `stack` is read even where the runtime keeps it
+ * on the prototype, so the copy always carries the original's.
+ */
 function copyError<E extends Error>(err: E): E {
   const copy = Object.create(Object.getPrototypeOf(err) as object) as E;
-  Object.defineProperties(copy, Object.getOwnPropertyDescriptors(err));
+  const descriptors = Object.getOwnPropertyDescriptors(err) as Record<PropertyKey, PropertyDescriptor>;
+  for (const key of Reflect.ownKeys(descriptors)) {
+    const d = descriptors[key]!;
+    const value: PropertyDescriptor =
+      'value' in d ? d : { value: Reflect.get(err, key) as unknown, writable: true, enumerable: d.enumerable, configurable: true };
+    Object.defineProperty(copy, key, value);
+  }
+  if (!Object.hasOwn(copy, 'stack') && typeof err.stack === 'string') {
+    Object.defineProperty(copy, 'stack', { value: err.stack, writable: true, enumerable: false, configurable: true });
+  }
   return copy;
 }
 
@@ -225,7 +243,12 @@ export class ConnectionError extends MerchantSdkError {
   }
 }
 
-/** An attempt exceeded `timeoutMs` (from the start of the attempt to the end of the body). */
+/**
+ * An attempt exceeded `timeoutMs` (from the start of the attempt to the end of the body), or the
+ * call's deadline (`timeoutMs × (maxRetries + 1)` from its start) passed while it waited for a
+ * token or its rate-limit bucket, or during its last attempt. The message says which; `call.sent`
+ * says whether anything reached the service.
+ */
 export class TimeoutError extends ConnectionError {
   /** Class name, `TimeoutError` (survives minification, unlike `constructor.name`). */
   override name = 'TimeoutError';
@@ -378,6 +401,27 @@ export class ClockSkewError extends MerchantSdkError {
 export class CallInterruptedError extends MerchantSdkError {
   /** Class name, `CallInterruptedError` (survives minification, unlike `constructor.name`). */
   override name = 'CallInterruptedError';
+}
+
+/**
+ * A call whose failures the service counts against the customer (card activation: three failures
+ * lock the card for 24 hours) may have been executed, and the SDK did not resend it: its last
+ * attempt was sent and never answered (a reset, a client timeout), or answered by something other
+ * than the service (a proxy's 5xx page). A resend could be one more counted failure, and the same
+ * key does not prevent it (a failure answered 500 is not stored under the key).
+ *
+ * `cause` is the last attempt's error (`ConnectionError`, `TimeoutError`,
+ * `MalformedResponseError`); `call` carries the key and `sent` (`maybe` or `yes`); the message says
+ * what to check before anything else (for a card: read it, `active` means the activation went
+ * through). Never resend such a call on your own; a new attempt is the user's new action.
+ */
+export class OutcomeUnknownError extends MerchantSdkError {
+  /** Class name, `OutcomeUnknownError` (survives minification, unlike `constructor.name`). */
+  override name = 'OutcomeUnknownError';
+  /** @internal Raised inside a call only, which stamps the call's state on it. */
+  constructor(message: string, options: { cause: unknown; idempotencyKey: string | undefined }) {
+    super(message, options);
+  }
 }
 
 /** An argument was rejected before anything was sent. `argument` names it. */

@@ -10,7 +10,9 @@ import type { RateLimitBucket } from '../spec/endpoint.js';
  *   own, right before signing and sending. It resolves when one request of `bucket` may be sent,
  *   and counts that request at once: the service's quotas are per merchant, so a shared
  *   implementation counts across processes, atomically with its check.
- * - When `signal` aborts, the pending `acquire` rejects at once with `signal.reason`, takes no
+ * - `signal` ends the wait: the client passes one that aborts when the caller aborts or when the
+ *   call's deadline (`timeoutMs × (maxRetries + 1)`) passes. When it aborts, the pending
+ *   `acquire` rejects at once with `signal.reason`, takes no
  *   slot, and leaves nothing (timer, listener, subscription) that keeps the process alive. Any
  *   other rejection fails the call unsent, with that error; a fleet limiter that loses its store
  *   should fall back to counting locally rather than reject (a payment must not fail because a

@@ -8,7 +8,7 @@ function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
  * The items of a body whose shape the spec does not show: a bare array's elements, or the
  * `data` array of an object (a list envelope); `undefined` for any other value.
  */
-export function looseListItems(body: unknown): readonly unknown[] | undefined {
+function looseListItems(body: unknown): readonly unknown[] | undefined {
   if (Array.isArray(body)) return body as unknown[];
   if (isRecord(body) && Array.isArray(body['data'])) return body['data'] as unknown[];
   return undefined;

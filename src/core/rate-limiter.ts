@@ -24,7 +24,8 @@ export interface MemoryRateLimiterOptions {
   readonly marginMs?: number;
   /**
    * Where the limiter reads the time and waits: every window, slot, pause and wake-up is measured
-   * on it. Default {@link systemClock} (`Date.now()` and `setTimeout`). Tests pass a controllable
+   * on it. Default {@link systemClock} (monotonic: a step of the wall clock moves no window, and
+   * `setTimeout`). Tests pass a controllable
    * clock, for example one shared with the sandbox simulator, so that the limiter and the service
    * it protects count on the same clock.
    */
@@ -108,8 +109,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  *   // The spec's quotas; a process sharing the merchant with 3 others could pass a quarter.
  *   limiter: new MemoryRateLimiter({ quotas: { orders: 120 } }),
  * });
- * // 500 withdrawals at once: sent at most 120 a minute, none answered 429.
- * await Promise.all(orders.map((o) => client.member(o.member).withdrawals.create(o.params)));
+ * // 500 withdrawals at once: sent at most 120 a minute, none answered 429. A call's time in the
+ * // queue counts against its deadline (timeoutMs × (maxRetries + 1), 90 s by default): room
+ * // for this burst's four minutes.
+ * await Promise.all(orders.map((o) => client.member(o.member).withdrawals.create(o.params, { timeoutMs: 100_000 })));
  */
 export class MemoryRateLimiter implements RequestLimiter {
   readonly #windowMs: number;
@@ -131,7 +134,8 @@ export class MemoryRateLimiter implements RequestLimiter {
    * Resolves when one request of `bucket` may be sent, and takes a slot for it.
    *
    * @param bucket - The request's bucket (`bucketOf(method, path)`).
-   * @param signal - Aborts the wait: the promise rejects with `signal.reason` at once.
+   * @param signal - Ends the wait (the caller's abort, the call's deadline): the promise rejects
+   * with `signal.reason` at once.
    */
   acquire(bucket: RateLimitBucket, signal?: AbortSignal, subKey?: string): Promise<void> {
     const b = this.#bucket(bucket);

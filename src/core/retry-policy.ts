@@ -1,10 +1,11 @@
 import { ERROR_CODES, isKnownErrorCode, type RetryClass } from '../spec/error-codes.js';
-import type { RetryMode } from '../spec/endpoint.js';
+import type { Lockout, RetryMode } from '../spec/endpoint.js';
 
 /** What went wrong in one attempt, as the retry policy sees it. */
 export type AttemptFailure =
   | { readonly kind: 'api'; readonly code: string; readonly status: number; readonly retryAfterSeconds: number | undefined }
-  | { readonly kind: 'malformed'; readonly status: number }
+  /** A body that is not the service's envelope (a proxy's page); a 429 keeps its `Retry-After`. */
+  | { readonly kind: 'malformed'; readonly status: number; readonly retryAfterSeconds?: number | undefined }
   /** `sent: false`: the connection failed before any byte of the request left the client. */
   | { readonly kind: 'connection'; readonly sent: boolean }
   | { readonly kind: 'timeout'; readonly sent: boolean };
@@ -15,6 +16,8 @@ export interface RetryRules {
   readonly retry?: RetryMode | undefined;
   /** Codes never retried on this endpoint although the catalogue would (`api_error` covers unknown codes). */
   readonly noRetryCodes?: readonly string[] | undefined;
+  /** Set when the endpoint's failures count against the customer: nothing that may have executed is resent. */
+  readonly lockout?: Lockout | undefined;
 }
 
 /** Backoff settings (milliseconds). */
@@ -64,11 +67,13 @@ const NO: RetryDecision = { retry: false };
  */
 export function decideRetry(failure: AttemptFailure, ctx: RetryContext): RetryDecision {
   if (ctx.retriesSoFar >= ctx.maxRetries) return NO;
-  // Nothing executed on a 429, so even never-retry endpoints may wait and go again.
-  if (failure.kind === 'api' && (failure.code === 'rate_limited' || failure.status === 429)) return afterRetryAfter(failure, ctx);
+  // Nothing executed on a 429 (whatever its body: a proxy's page too), so even never-retry
+  // endpoints may wait and go again.
+  const limited = rateLimitOf(failure);
+  if (limited !== undefined) return afterRetryAfter(limited, ctx);
   // Nothing left the client: going again cannot execute anything twice, on any endpoint.
   if ((failure.kind === 'connection' || failure.kind === 'timeout') && !failure.sent) return withBackoff(ctx, false);
-  if (ctx.rules.retry === 'never') return NO;
+  if (resendForbidden(failure, ctx.rules)) return NO;
   switch (failure.kind) {
     case 'connection':
     case 'timeout':
@@ -81,6 +86,41 @@ export function decideRetry(failure: AttemptFailure, ctx: RetryContext): RetryDe
       return apiRetry(failure, ctx);
   }
 }
+
+/**
+ * What a 429 says to wait (whatever its body: a proxy's page too), or the `rate_limited` code
+ * under another status: the bucket is full and nothing executed. Undefined for other failures.
+ */
+export function rateLimitOf(f: AttemptFailure): { readonly retryAfterSeconds: number | undefined } | undefined {
+  if (f.kind === 'api' && (f.code === 'rate_limited' || f.status === 429)) return f;
+  if (f.kind === 'malformed' && f.status === 429) return { retryAfterSeconds: f.retryAfterSeconds };
+  return undefined;
+}
+
+/**
+ * Whether the endpoint forbids resending a failure that may have reached the service: it never
+ * retries, or (lockout) a resend could be one more failure counted against the customer, which the
+ * key cannot stop. Its error answers are judged by code (`retryClassFor`).
+ */
+function resendForbidden(failure: AttemptFailure, rules: RetryRules): boolean {
+  return rules.retry === 'never' || (rules.lockout !== undefined && outcomeUnknown(failure));
+}
+
+/**
+ * Whether a failed attempt leaves unknown what the service did: it was sent and never answered (a
+ * reset, a timeout), or answered by something other than the service (a proxy's 5xx page, which
+ * may stand for a request it forwarded).
+ */
+export function outcomeUnknown(failure: AttemptFailure): boolean {
+  if (failure.kind === 'connection' || failure.kind === 'timeout') return failure.sent;
+  return failure.kind === 'malformed' && failure.status >= 500;
+}
+
+/**
+ * The service's own upstream failures: "Network errors and upstream 5xx do not count" toward a
+ * lockout, so these alone are retried (with the same key) on an endpoint that has one.
+ */
+const UNCOUNTED_CODES: ReadonlySet<string> = new Set(['upstream_error', 'upstream_timeout']);
 
 /** The catalogue code of a 5xx status without a readable body. */
 function codeOfStatus(status: number): string {
@@ -95,17 +135,31 @@ function excluded(code: string, rules: RetryRules): boolean {
   return codes !== undefined && (codes.includes(code) || (!isKnownErrorCode(code) && codes.includes('api_error')));
 }
 
+/** Whether a same-key retry of `code` could execute an action whose failures count (all but the upstream ones). */
+function counted(code: string, rules: RetryRules): boolean {
+  return rules.lockout !== undefined && !UNCOUNTED_CODES.has(code);
+}
+
 /**
  * The retry class of an error response on an endpoint: the rules the retry loop applies, as a
  * caller reads them on `ApiError.retryClass`. Every 404 is `never`; so is a code the endpoint
- * excludes, and any 5xx of an endpoint that never retries; unknown codes are `api_error`'s.
+ * excludes, any 5xx of an endpoint that never retries, and on a lockout endpoint every same-key
+ * code but `upstream_error` and `upstream_timeout`; unknown codes are `api_error`'s.
  */
 export function retryClassFor(code: string, status: number, rules: RetryRules): RetryClass {
   if (code === 'rate_limited' || status === 429) return 'after_wait';
   if (status === 404) return 'never';
   const cls = isKnownErrorCode(code) ? ERROR_CODES[code].retry : 'same_key';
-  if (cls === 'same_key' && (rules.retry === 'never' || excluded(code, rules))) return 'never';
+  if (cls === 'same_key' && (rules.retry === 'never' || excluded(code, rules) || counted(code, rules))) return 'never';
   return cls;
+}
+
+/**
+ * Whether an error answer ends a lockout call only because the lockout forbids its same-key retry
+ * (a 500, a 409 in progress, an unknown code): the action may have been executed and counted.
+ */
+export function lockoutStopped(code: string, status: number, rules: RetryRules): boolean {
+  return retryClassFor(code, status, {}) === 'same_key' && counted(code, rules);
 }
 
 /** Exponential backoff with jitter: half the doubled base, plus up to as much again at random. */

@@ -12,8 +12,9 @@ export interface TokenExchangeSettings {
 }
 
 /**
- * One token exchange (`POST /v1/connect/token`, credentials in `x-client-id` and `x-api-key`)
- * through the same attempt loop as every call, with the token endpoint's own quota bucket.
+ * One token exchange (`POST /v1/connect/token`, credentials in `x-client-id` and `x-api-key`, and
+ * nothing else: no signature, since "the signing_key is never used for token exchange") through
+ * the same attempt loop as every call, with the token endpoint's own quota bucket.
  * `signal` aborts it (the token manager does when every caller waiting for it has aborted).
  */
 export async function exchangeToken(runner: AttemptRunner, settings: TokenExchangeSettings, signal: AbortSignal): Promise<StoredToken> {

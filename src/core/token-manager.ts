@@ -11,8 +11,16 @@ export interface TokenManagerDeps {
   readonly key: string | Promise<string>;
   /** Performs one token exchange (`POST /v1/connect/token`); `signal` aborts it. */
   readonly exchange: (signal: AbortSignal) => Promise<StoredToken>;
-  /** Service-clock milliseconds (local clock corrected for measured skew). */
+  /**
+   * Service-clock milliseconds (the wall clock corrected for measured skew): read once when a
+   * token arrives, to learn how long it has left.
+   */
   readonly now: () => number;
+  /**
+   * A monotonic clock in milliseconds (default `performance.now()`): every deadline of a token
+   * in hand is measured on it, so a step of the wall clock neither stretches nor cuts its life.
+   */
+  readonly monotonic?: () => number;
   /** Renew this many seconds before `expired_at`. */
   readonly renewBeforeSeconds: number;
 }
@@ -25,42 +33,66 @@ export interface TokenManagerDeps {
 const STALE_TOKEN_REUSE_MS = 60_000;
 
 /**
+ * The longest life a token is given, whatever `expired_at` says (Limits > Other constants: an
+ * access token is valid 30 minutes): a wall clock that was behind when the token arrived cannot
+ * make the client hold it past its real end.
+ */
+const TOKEN_LIFETIME_MS = 30 * 60_000;
+
+const performanceNow = (): number => performance.now();
+
+/** A token in hand, with the monotonic time until which it is used without renewal. */
+interface HeldToken {
+  readonly stored: StoredToken;
+  readonly useUntil: number;
+}
+
+/**
  * Caches the 30-minute token, renews it before `expired_at`, and makes one exchange for any
  * number of concurrent callers. (Each exchange attempt takes a place in the token endpoint's
  * 20-a-minute window at the attempt runner's gate.)
  */
 export class TokenManager {
   readonly #deps: TokenManagerDeps;
-  #cached: StoredToken | undefined;
-  /** Local time until which `#cached` is used even if stale (it arrived stale). */
-  #staleUntil = 0;
+  readonly #monotonic: () => number;
+  #held: HeldToken | undefined;
   #inflight: Renewal | undefined;
 
   constructor(deps: TokenManagerDeps) {
     this.#deps = deps;
+    this.#monotonic = deps.monotonic ?? performanceNow;
+  }
+
+  /** The token in memory while it is fresh, else undefined (no store read, no renewal). */
+  current(): string | undefined {
+    const held = this.#held;
+    return held !== undefined && this.#monotonic() < held.useUntil ? held.stored.token : undefined;
   }
 
   /** A valid token, from memory when fresh (no await on the store in the hot path). */
   get(signal?: AbortSignal): Promise<string> | string {
-    const cached = this.#cached;
-    if (cached !== undefined && this.#fresh(cached)) return cached.token;
-    return this.#renew(signal).then((t) => t.token);
+    return this.current() ?? this.#renew(signal).then((t) => t.token);
   }
 
   /** Drops a token the service rejected with `invalid_token`; the next `get` renews. */
   async invalidate(token: string): Promise<void> {
-    if (this.#cached?.token === token) this.#cached = undefined;
+    if (this.#held?.stored.token === token) this.#held = undefined;
     await this.#deps.store.delete(await this.#deps.key, token);
   }
 
-  #fresh(t: StoredToken): boolean {
-    if (t === this.#cached && Date.now() < this.#staleUntil) return true;
-    return this.#current(t);
-  }
-
-  /** Whether `t` is still before its renewal margin on the service clock. */
-  #current(t: StoredToken): boolean {
-    return t.expiresAt * 1000 - this.#deps.renewBeforeSeconds * 1000 > this.#deps.now();
+  /**
+   * The monotonic time until which `t` is used, learned now: its time left on the service clock
+   * (`expired_at` in Unix seconds, at most the spec's 30 minutes) minus the renewal margin,
+   * measured from this moment on the monotonic clock. One that is already inside the margin
+   * was renewed just now or comes from another instance: it is used for a while (or until the
+   * service answers `invalid_token`) rather than renewed on every call.
+   */
+  #hold(t: StoredToken, arrived: boolean): HeldToken | undefined {
+    const now = this.#monotonic();
+    const leftMs = Math.min(t.expiresAt * 1000 - this.#deps.now(), TOKEN_LIFETIME_MS);
+    const renewAt = now + leftMs - this.#deps.renewBeforeSeconds * 1000;
+    if (renewAt > now) return { stored: t, useUntil: renewAt };
+    return arrived ? { stored: t, useUntil: now + STALE_TOKEN_REUSE_MS } : undefined;
   }
 
   #renew(signal?: AbortSignal): Promise<StoredToken> {
@@ -89,21 +121,31 @@ export class TokenManager {
   async #load(signal: AbortSignal): Promise<StoredToken> {
     const store = this.#deps.store;
     const key = await this.#deps.key;
-    const shared = await store.get(key);
-    if (shared !== undefined && this.#fresh(shared)) return (this.#cached = shared);
+    const shared = await this.#fromStore(key);
+    if (shared !== undefined) return shared;
     const exchangeAndStore = async (): Promise<StoredToken> => {
       // Another instance may have renewed while we waited for the fleet lock.
-      const again = store.withRenewalLock ? await store.get(key) : undefined;
-      if (again !== undefined && this.#fresh(again)) return again;
+      const again = store.withRenewalLock ? await this.#fromStore(key) : undefined;
+      if (again !== undefined) return again;
       const token = await this.#deps.exchange(signal);
+      // Its life is measured from its arrival, before the store's write can delay it.
+      const held = this.#hold(token, true);
       await store.set(key, token);
+      this.#held = held;
       return token;
     };
-    const token = store.withRenewalLock ? await store.withRenewalLock(key, exchangeAndStore) : await exchangeAndStore();
-    this.#cached = token;
-    // A token that arrives stale (the service's clock, or a short expiry) is used for a while.
-    this.#staleUntil = this.#current(token) ? 0 : Date.now() + STALE_TOKEN_REUSE_MS;
-    return token;
+    return store.withRenewalLock ? store.withRenewalLock(key, exchangeAndStore) : exchangeAndStore();
+  }
+
+  /** The store's token when it is fresh, then held; undefined when absent or due for renewal. */
+  async #fromStore(key: string): Promise<StoredToken | undefined> {
+    const stored = await this.#deps.store.get(key);
+    if (stored === undefined) return undefined;
+    // The token this instance holds already (stale on arrival, in its minute of reuse) keeps its deadline.
+    const held = this.#held?.stored.token === stored.token ? this.#held : this.#hold(stored, false);
+    if (held === undefined || this.#monotonic() >= held.useUntil) return undefined;
+    this.#held = held;
+    return stored;
   }
 }
 

@@ -8,11 +8,15 @@ export interface CallOptions {
    * retry it after a `step_up_required` or an ambiguous failure.
    */
   readonly idempotencyKey?: string;
-  /** Aborts the call, including any backoff sleep between attempts. */
+  /** Aborts the call, including any wait (token, rate limit, backoff) between attempts. */
   readonly signal?: AbortSignal;
-  /** Per-attempt timeout in milliseconds, covering the response body read. */
+  /**
+   * Per-attempt timeout in milliseconds, covering the response body read. It also sets the
+   * call's deadline, `timeoutMs × (maxRetries + 1)` from its start, which bounds everything the
+   * call waits for (a token, its rate-limit bucket, the backoff) and its last attempt.
+   */
   readonly timeoutMs?: number;
-  /** Maximum automatic retries for this call (0 disables them). */
+  /** Maximum automatic retries for this call (0 disables them); with `timeoutMs`, sets its deadline. */
   readonly maxRetries?: number;
   /** Extra headers to send (cannot override the SDK's auth, signature or idempotency headers). */
   readonly headers?: Readonly<Record<string, string>>;

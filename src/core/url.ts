@@ -41,12 +41,27 @@ export function buildQuery(query: Readonly<Record<string, QueryValue>> | undefin
   return out;
 }
 
-/** Validates a raw path given to `client.request()`: absolute, no spaces, controls or fragment. */
+/** A segment every URL parser resolves: `.` or `..`, percent-encoded or not (`%2e`, `.%2E`...). */
+function isDotSegment(segment: string): boolean {
+  const decoded = segment.replace(/%2e/gi, '.');
+  return decoded === '.' || decoded === '..';
+}
+
+/**
+ * Validates a raw path given to `client.request()`: absolute, no spaces, controls or fragment,
+ * and nothing a URL parser would rewrite before sending (a dot segment, a backslash): the
+ * service verifies the signature over the path it receives, which must be the path signed.
+ */
 export function checkRawPath(path: string): string {
   if (typeof path !== 'string' || !path.startsWith('/')) throw new InvalidArgumentError('path', 'must start with "/".');
   // Printable ASCII only, so that no parser on the way re-encodes what was signed.
   if (/[^\x21-\x7e]/.test(path) || path.includes('#')) {
     throw new InvalidArgumentError('path', 'must be percent-encoded ASCII without spaces or "#".');
+  }
+  if (path.includes('\\')) throw new InvalidArgumentError('path', 'must not contain "\\" (URL parsers read it as "/").');
+  const q = path.indexOf('?');
+  if ((q === -1 ? path : path.slice(0, q)).split('/').some(isDotSegment)) {
+    throw new InvalidArgumentError('path', 'must not contain "." or ".." segments, encoded or not (URL parsers resolve them).');
   }
   return path;
 }

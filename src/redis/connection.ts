@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { positiveNumber } from '../core/checks.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { log, type Logger } from '../core/logger.js';
+import { classify, RedisStoreError, storeErrorOf } from './failures.js';
+import { RedisKeyspace } from './keyspace.js';
 
 /**
  * The part of a Redis client the fleet stores use: ioredis' generic `call(command, ...args)`,
@@ -20,32 +22,38 @@ export interface RedisStoreOptions {
   /** A connected ioredis `Redis` or `Cluster` (or anything with its `call` method). */
   readonly redis: RedisClientLike;
   /**
+   * Start of every key the store writes (default `merchant-stablecoin`): keys are
+   * `<prefix>:...`, so that one ACL key pattern, `~<prefix>:*`, grants all of them (see "What
+   * Redis must allow" in docs/fleet.md). No whitespace, braces or glob characters. Every instance
+   * of a fleet passes the same prefix.
+   */
+  readonly prefix?: string;
+  /**
    * Receives one `warn` line when Redis stops answering and one `info` line when it answers
    * again, per outage of the connection: stores sharing one client share the outage and its
-   * log line (a store without a logger uses the first one given on that client). Never
-   * receives tokens, keys or bodies.
+   * log line (a store without a logger uses the first one given on that client). Receives an
+   * `error` line when Redis refuses a command for a reason only its configuration can fix
+   * (`NOPERM`, `CROSSSLOT`, `OOM`, ...), naming the code, the command and the key. Never
+   * receives tokens or bodies.
    */
   readonly logger?: Logger;
   /**
-   * A Redis command not answered within this many ms counts as a failure and the in-memory
-   * fallback answers instead (default 1000). A payment must not wait on a dead cache.
+   * A Redis command not answered within this many ms counts as a failure (default 1000): the
+   * token store and the rate limiter answer from memory, the event store refuses the delivery
+   * (503), the intent journal refuses the money-moving call before sending it. A payment must not
+   * wait on a dead cache.
    */
   readonly commandTimeoutMs?: number;
   /** After a failure, Redis is skipped for this many ms before it is tried again (default 5000). */
   readonly retryAfterMs?: number;
 }
 
-/** Thrown internally when Redis does not answer within `commandTimeoutMs`. */
-class RedisCommandTimeoutError extends Error {
-  override name = 'RedisCommandTimeoutError';
-  constructor(ms: number) {
-    super(`Redis did not answer within ${ms} ms`);
-  }
-}
-
 interface Health {
   down: boolean;
+  /** performance.now() after which Redis is tried again. */
   retryAt: number;
+  /** The failure that put the connection down. */
+  lastFailure: RedisStoreError | undefined;
   /** The first logger any store on this connection was given. */
   logger: Logger | undefined;
 }
@@ -54,19 +62,80 @@ interface Health {
 // outage is logged once per connection, not once per store.
 const healthOf = new WeakMap<object, Health>();
 
+/** A configuration mistake is logged again after this long if it persists. */
+const MISCONFIGURED_RELOG_MS = 5 * 60_000;
+
+/** How one {@link RedisGuard.run} may wait. */
+export interface RunOptions {
+  /** Wait this many ms for the answer instead of `commandTimeoutMs`. */
+  readonly patienceMs?: number;
+  /** Ask Redis even while the connection is considered down. */
+  readonly evenIfDown?: boolean;
+}
+
 /**
- * Runs Redis operations with a time bound and switches to the in-memory fallback while Redis
- * fails, logging the switch once. Internal to `src/redis`.
+ * What an operation sends its commands through: a failure becomes a {@link RedisStoreError}
+ * naming the command and its first key, and a missing script is loaded with EVAL.
+ */
+export class RedisCommands {
+  readonly #client: RedisClientLike;
+  /** The command last sent, named by a timeout. */
+  last: { readonly command: string; readonly key: string | undefined } | undefined;
+
+  constructor(client: RedisClientLike) {
+    this.#client = client;
+  }
+
+  /** `command key... arg...`. */
+  async call(command: string, keys: readonly string[], args: ReadonlyArray<string | number> = []): Promise<unknown> {
+    this.last = { command, key: keys[0] };
+    try {
+      return await this.#client.call(command, ...keys, ...args);
+    } catch (err) {
+      throw storeErrorOf(err, command, keys[0], args);
+    }
+  }
+
+  /** Runs a Lua script by SHA, loading it with EVAL on a node that does not know it yet. */
+  async script(script: LuaScript, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
+    this.last = { command: 'EVALSHA', key: keys[0] };
+    try {
+      return await this.#client.call('EVALSHA', script.sha, keys.length, ...keys, ...args);
+    } catch (err) {
+      if (classify(err).code !== 'NOSCRIPT') throw storeErrorOf(err, 'EVALSHA', keys[0], args);
+    }
+    this.last = { command: 'EVAL', key: keys[0] };
+    try {
+      return await this.#client.call('EVAL', script.source, keys.length, ...keys, ...args);
+    } catch (err) {
+      throw storeErrorOf(err, 'EVAL', keys[0], args, 'the script was not loaded (NOSCRIPT) and EVAL failed: ');
+    }
+  }
+}
+
+/**
+ * Runs Redis operations with a time bound, tells an outage (no answer, or a node that cannot
+ * serve now) from a configuration mistake (a refusal only an operator can fix), and switches to
+ * the store's fallback while Redis fails, logging each once. Internal to `src/redis`.
  */
 export class RedisGuard {
   readonly redis: RedisClientLike;
+  /** The key names of the store. */
+  readonly keys: RedisKeyspace;
   readonly #component: string;
+  readonly #misconfiguredNote: string;
   readonly #logger: Logger | undefined;
   readonly #timeoutMs: number;
   readonly #retryAfterMs: number;
   readonly #health: Health;
+  /** When each configuration mistake was last logged (performance.now()). */
+  readonly #reported = new Map<string, number>();
 
-  constructor(component: string, options: RedisStoreOptions) {
+  /**
+   * @param component - The store, as log lines name it (`the token store`).
+   * @param misconfiguredNote - What the store does when Redis refuses a command, for the log line.
+   */
+  constructor(component: string, options: RedisStoreOptions, misconfiguredNote: string) {
     const redis = options?.redis;
     if (redis === null || typeof redis !== 'object' || typeof (redis as { call?: unknown }).call !== 'function') {
       throw new InvalidArgumentError(
@@ -75,13 +144,15 @@ export class RedisGuard {
       );
     }
     this.redis = redis;
+    this.keys = new RedisKeyspace(options.prefix);
     this.#component = component;
+    this.#misconfiguredNote = misconfiguredNote;
     this.#logger = options.logger;
     this.#timeoutMs = positiveNumber('commandTimeoutMs', options.commandTimeoutMs, 1000);
     this.#retryAfterMs = positiveNumber('retryAfterMs', options.retryAfterMs, 5000);
     let health = healthOf.get(redis);
     if (health === undefined) {
-      health = { down: false, retryAt: 0, logger: undefined };
+      health = { down: false, retryAt: 0, lastFailure: undefined, logger: undefined };
       healthOf.set(redis, health);
     }
     health.logger ??= options.logger;
@@ -94,18 +165,30 @@ export class RedisGuard {
   }
 
   /**
-   * `op` against Redis, or `fallback` when Redis is marked down or `op` fails or times out.
-   * Only Redis failures are caught: `fallback` itself may throw.
+   * `op` against Redis, or `fallback(failure)` when Redis is considered down or `op` fails or
+   * times out. An outage puts the connection down for `retryAfterMs` (every store on it then
+   * skips Redis); a configuration mistake does not (the other stores keep using Redis) and is
+   * logged as what it is. `fallback` may throw (the event store does).
    */
-  async run<T>(op: (redis: RedisClientLike) => Promise<T>, fallback: () => T | Promise<T>): Promise<T> {
+  async run<T>(
+    op: (redis: RedisCommands) => Promise<T>,
+    fallback: (failure: RedisStoreError) => T | Promise<T>,
+    options: RunOptions = {},
+  ): Promise<T> {
     const h = this.#health;
-    if (h.down && Date.now() < h.retryAt) return fallback();
+    if (h.down && !options.evenIfDown && performance.now() < h.retryAt && h.lastFailure !== undefined) return fallback(h.lastFailure);
+    const commands = new RedisCommands(this.redis);
     let value: T;
     try {
-      value = await withTimeout(op(this.redis), this.#timeoutMs);
+      value = await withTimeout(op(commands), options.patienceMs ?? this.#timeoutMs, commands);
     } catch (err) {
-      this.#markDown(err);
-      return fallback();
+      const failure =
+        err instanceof RedisStoreError
+          ? err
+          : new RedisStoreError('misconfigured', `unexpected reply (${errorText(err)})`, commands.last ?? {});
+      if (failure.kind === 'misconfigured') this.#reportMisconfigured(failure);
+      else this.#markDown(failure);
+      return fallback(failure);
     }
     if (h.down) {
       h.down = false;
@@ -118,24 +201,39 @@ export class RedisGuard {
     return value;
   }
 
-  /** Runs a Lua script by SHA, loading it on first use on each node. */
-  script(redis: RedisClientLike, script: LuaScript, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    return redis.call('EVALSHA', script.sha, keys.length, ...keys, ...args).catch((err: unknown) => {
-      if (!String((err as Error)?.message ?? err).includes('NOSCRIPT')) throw err;
-      return redis.call('EVAL', script.source, keys.length, ...keys, ...args);
-    });
-  }
-
-  #markDown(err: unknown): void {
+  #markDown(failure: RedisStoreError): void {
     const h = this.#health;
-    h.retryAt = Date.now() + this.#retryAfterMs;
+    h.retryAt = performance.now() + this.#retryAfterMs;
+    h.lastFailure = failure;
     if (h.down) return;
     h.down = true;
+    const hint =
+      failure.code === 'READONLY'
+        ? ' The connection reached a replica (or a master a failover demoted): the client must reconnect to the current master.'
+        : '';
     log(
       this.#logger ?? h.logger,
       'warn',
-      `merchant-stablecoin/redis: Redis unreachable (${describe(err)}, seen by ${this.#component}); the Redis stores on this connection answer from this process's memory until Redis answers again. Fleet-wide sharing is suspended meanwhile (see docs/fleet.md).`,
-      { component: this.#component },
+      `merchant-stablecoin/redis: ${failure.message}${hint} Seen by ${this.#component}. Until Redis answers again the token store and the rate limiter on this connection answer from this process's memory, the webhook event store refuses deliveries (503) unless told to process them anyway, and the intent journal refuses money-moving calls before sending (see "When Redis is down" in docs/fleet.md).`,
+      { component: this.#component, code: failure.code, command: failure.command },
+    );
+  }
+
+  #reportMisconfigured(failure: RedisStoreError): void {
+    const signature = `${failure.code} ${failure.command}`;
+    const now = performance.now();
+    const last = this.#reported.get(signature);
+    if (last !== undefined && now - last < MISCONFIGURED_RELOG_MS) return;
+    this.#reported.set(signature, now);
+    const acl =
+      failure.code === 'NOPERM'
+        ? ` The fleet's user needs the key pattern ${this.keys.aclPattern} and the commands docs/fleet.md lists.`
+        : '';
+    log(
+      this.#logger ?? this.#health.logger,
+      'error',
+      `merchant-stablecoin/redis: ${failure.message}${acl} Seen by ${this.#component}; ${this.#misconfiguredNote}`,
+      { component: this.#component, code: failure.code, command: failure.command, key: failure.key },
     );
   }
 }
@@ -150,30 +248,17 @@ export class LuaScript {
   }
 }
 
-/** A short, non-reversible digest for key names (no secret or long input in a key). */
-export function keyDigest(value: string): string {
-  return createHash('sha256').update(value).digest('hex').slice(0, 32);
-}
-
-/** Validates a key prefix: non-empty, no whitespace or braces (braces are hash tags). */
-export function checkPrefix(prefix: string | undefined, fallback: string): string {
-  const p = prefix ?? fallback;
-  if (typeof p !== 'string' || p === '' || /[\s{}]/.test(p))
-    throw new InvalidArgumentError('prefix', 'must be a non-empty string without whitespace or braces.');
-  return p;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+function withTimeout<T>(promise: Promise<T>, ms: number, commands: RedisCommands): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expiry = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RedisCommandTimeoutError(ms)), ms);
+    timer = setTimeout(() => reject(new RedisStoreError('unreachable', `no answer within ${Math.round(ms)} ms`, commands.last ?? {})), ms);
   });
   // A command that answers after its deadline must not surface as an unhandled rejection.
   promise.catch(() => undefined);
   return Promise.race([promise, expiry]).finally(() => clearTimeout(timer));
 }
 
-function describe(err: unknown): string {
-  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+function errorText(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
   return text.length > 200 ? `${text.slice(0, 200)}...` : text;
 }

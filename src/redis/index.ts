@@ -5,7 +5,8 @@
  * Nothing here imports ioredis at run time: pass your own connected `Redis` or `Cluster`.
  */
 export type { RedisClientLike, RedisStoreOptions } from './connection.js';
+export { RedisStoreError, type RedisFailureKind } from './failures.js';
 export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';
-export { RedisEventStore, type RedisEventStoreOptions } from './event-store.js';
+export { RedisEventStore, type RedisEventStoreOptions, type WhileRedisIsDown } from './event-store.js';
 export { RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';
 export { RedisJournal, type RedisJournalOptions } from './journal.js';

@@ -8,7 +8,8 @@ import { MemoryRateLimiter } from '../core/rate-limiter.js';
 import { sleep } from '../core/sleep.js';
 import type { RateLimitBucket } from '../spec/endpoint.js';
 import { isRateLimitBucket } from '../spec/rate-limits.js';
-import { checkPrefix, keyDigest, RedisGuard, type RedisStoreOptions } from './connection.js';
+import { RedisGuard, type RedisStoreOptions } from './connection.js';
+import { keyDigest } from './keyspace.js';
 import { ACQUIRE, PAUSE } from './scripts.js';
 
 /** Settings of {@link RedisRateLimiter}. */
@@ -20,8 +21,6 @@ export interface RedisRateLimiterOptions extends RedisStoreOptions {
    * Default `'default'`.
    */
   readonly account?: string;
-  /** Key prefix (default `merchant-stablecoin`). */
-  readonly prefix?: string;
   /** Requests per window per bucket; defaults are the spec's (deposits 60, members_write 300, orders 120, reads 1200). */
   readonly quotas?: Partial<Record<RateLimitBucket, number>>;
   /** Length of the sliding window in ms (default 60 000: the quotas are per minute). */
@@ -81,7 +80,11 @@ export class RedisRateLimiter implements RequestLimiter {
 
   /** @param options - The Redis client, the merchant account, quotas and window. */
   constructor(options: RedisRateLimiterOptions) {
-    this.#guard = new RedisGuard('the rate limiter', options);
+    this.#guard = new RedisGuard(
+      'the rate limiter',
+      options,
+      "this request was counted in this process's memory only (the fleet-wide count is not shared while Redis refuses it).",
+    );
     this.#quotas = resolveQuotas(options.quotas);
     const windowMs = positiveInt('windowMs', options.windowMs, 60_000);
     const marginMs = nonNegativeInt('marginMs', options.marginMs, 1000);
@@ -89,7 +92,7 @@ export class RedisRateLimiter implements RequestLimiter {
     const account = options.account ?? 'default';
     if (typeof account !== 'string' || account === '') throw new InvalidArgumentError('account', 'must be a non-empty string.');
     // The hash tag keeps a bucket's window and pause keys in one Redis Cluster slot.
-    this.#keyBase = `${checkPrefix(options.prefix, 'merchant-stablecoin')}:rate:{${keyDigest(account).slice(0, 16)}}`;
+    this.#keyBase = this.#guard.keys.tagged('rate', keyDigest(account, 16));
     this.#clock = options.clock;
     this.#fallback =
       options.fallback ??
@@ -132,7 +135,7 @@ export class RedisRateLimiter implements RequestLimiter {
       const attempt = this.#guard.run(
         async (redis) => {
           const args = [this.#quotas[bucket], this.#holdMs, member, this.#clock === undefined ? '' : Math.floor(this.#clock.now())];
-          const wait = Number(await this.#guard.script(redis, ACQUIRE, keys, args));
+          const wait = Number(await redis.script(ACQUIRE, keys, args));
           if (!Number.isFinite(wait)) throw new Error('unexpected reply from the acquire script');
           return wait;
         },
@@ -165,7 +168,7 @@ export class RedisRateLimiter implements RequestLimiter {
         void attempt.then((wait) => {
           if (wait === 0)
             void this.#guard.run(
-              (redis) => redis.call('ZREM', key, member),
+              (redis) => redis.call('ZREM', [key], [member]),
               () => undefined,
             );
         });
@@ -197,7 +200,7 @@ export class RedisRateLimiter implements RequestLimiter {
     const key = subKey === undefined ? `${this.#key(bucket)}:pause` : this.#subPauseKey(bucket, subKey);
     void this.#guard
       .run(
-        (redis) => this.#guard.script(redis, PAUSE, [key], [Math.ceil(ms), this.#clock === undefined ? '' : Math.floor(this.#clock.now())]),
+        (redis) => redis.script(PAUSE, [key], [Math.ceil(ms), this.#clock === undefined ? '' : Math.floor(this.#clock.now())]),
         () => undefined,
       )
       .catch(() => undefined);
@@ -205,7 +208,7 @@ export class RedisRateLimiter implements RequestLimiter {
 
   /** The pause key of a sub-limit: a digest, since a sub-key may hold a member id. */
   #subPauseKey(bucket: RateLimitBucket, subKey: string): string {
-    return `${this.#key(bucket)}:sub:${keyDigest(subKey).slice(0, 16)}:pause`;
+    return `${this.#key(bucket)}:sub:${keyDigest(subKey, 16)}:pause`;
   }
 
   #key(bucket: RateLimitBucket): string {

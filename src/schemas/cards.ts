@@ -78,7 +78,7 @@ export interface CardCloseCheck extends z.infer<typeof cardCloseCheckSchema> {}
 
 /**
  * A card record. Not shown beyond the card states and `limits_updatable` ("card details");
- * other fields pass through.
+ * typed as implied, never checked: every field comes through as received.
  */
 export const cardRecordSchema = z.extend(looseResultSchema, {
   /** Card status (unknown values kept). */

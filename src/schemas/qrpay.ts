@@ -50,8 +50,9 @@ export interface QrQuote extends z.infer<typeof qrQuoteSchema> {}
 
 /**
  * `POST /v1/qrpay/decode` result. Its shape is not shown; the prose names `amount_editable`
- * (boolean, in the quote's `currency` rule) and `required_payer_fields` (its element type is not
- * shown, so it is left `unknown`). Everything else passes through.
+ * (implied boolean, in the quote's `currency` rule) and `required_payer_fields` (its element type
+ * is not shown, so it is left `unknown`). Typed as implied, never checked: every field comes
+ * through as received.
  */
 export const qrDecodeResultSchema = z.extend(looseResultSchema, {
   /** True for custom-amount codes: only then may the quote send `currency` and `amount`. */

@@ -175,7 +175,7 @@ export interface RemittanceCancelResult extends z.infer<typeof remittanceCancelR
 
 /**
  * A remittance order record. Its fields are not shown beyond the states; `id` and `status` are
- * typed as optional, everything else passes through.
+ * typed as optional (as implied, never checked), and every field comes through as received.
  */
 export const remittanceRecordSchema = z.extend(looseResultSchema, {
   /** Order status (unknown values kept). */

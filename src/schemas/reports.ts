@@ -38,9 +38,10 @@ export const exportReportPageSchema = pageSchema(exportReportSchema);
 /**
  * `GET /v1/reports/{id}`: shape not shown. The prose implies a download address (the list has
  * no `download_url`, retrieve is called before downloading); `download_url` is typed optional.
+ * Typed as implied, never checked: every field comes through as received.
  */
 export const reportDetailSchema = z.extend(looseResultSchema, {
-  /** Report status. */
+  /** Report status (unknown values kept). */
   status: z.optional(openEnum(REPORT_STATUSES)),
   /** Download address, when the service sends one (shape not shown). */
   download_url: z.optional(z.string()),

@@ -21,6 +21,22 @@ export type RateLimitBucket = 'deposits' | 'members_write' | 'orders' | 'reads';
 export type RetryMode = 'spec' | 'never';
 
 /**
+ * An endpoint whose failures the service counts against the customer (card activation: three
+ * failures lock the card for 24 hours, unlocked only by the service's operators). Such a call is
+ * never resent once an attempt may have executed: a resend after a lost answer could be a second
+ * counted failure, and the key does not protect it (a failure answered 500 is not stored under
+ * the key). Only what cannot count is retried: a 429, a failure before anything was sent, and the
+ * service's own `upstream_error` / `upstream_timeout` ("Network errors and upstream 5xx do not
+ * count").
+ */
+export interface Lockout {
+  /** What the service counts, in the spec's words (e.g. `three failures lock the card for 24 hours`). */
+  readonly rule: string;
+  /** What the caller checks instead of resending, quoted in the error that ends the call. */
+  readonly check: string;
+}
+
+/**
  * One endpoint of the spec as data. Resources, the endpoint table in the docs and the tests all
  * derive from these descriptors; the pipeline reads only the generic fields.
  */
@@ -33,8 +49,14 @@ export interface EndpointDescriptor<TResult = unknown> {
   readonly path: string;
   /** Scope the spec names for the endpoint, or `undefined` where it is not shown. */
   readonly scope?: string | undefined;
-  /** Whether the call needs `x-on-behalf-of` (a member view). */
+  /** Whether the call acts for a member: sent with `x-on-behalf-of` (a member view). */
   readonly memberScoped: boolean;
+  /**
+   * A member-scoped endpoint that may also be called without naming a member (no
+   * `x-on-behalf-of`), from a merchant-level namespace: the scope the spec does not show, where a
+   * member-only call could be stranded (a suspended member's withdrawal waiting in `withdrawing`).
+   */
+  readonly memberOptional?: boolean;
   /** Whether the call sends `x-idempotency-key` (writes that create objects or move funds). */
   readonly idempotent: boolean;
   /** Whether the call moves funds (documentation; retries of these always reuse the key). */
@@ -45,6 +67,14 @@ export interface EndpointDescriptor<TResult = unknown> {
   readonly retry?: RetryMode;
   /** Codes that must not be retried on this endpoint even though the global table would. */
   readonly noRetryCodes?: readonly string[];
+  /** Set when the service counts the endpoint's failures against the customer: see {@link Lockout}. */
+  readonly lockout?: Lockout;
+  /**
+   * True for the one endpoint sent without a signature although it is a POST: the token exchange
+   * (spec: "the signing_key is never used for token exchange"; credentials travel in `x-client-id`
+   * and `x-api-key` only). Every other method but GET and HEAD is signed.
+   */
+  readonly unsigned?: boolean;
   /** Response schema (zod). */
   readonly response: z.ZodMiniType<TResult>;
   /**

@@ -7,7 +7,8 @@
  *
  * Conventions for what the spec does not show (each descriptor's comment gives its reason):
  * - `scope` is set only where the spec names it; elsewhere it is `undefined` ("not shown").
- * - `memberScoped`: decided from the prose (whose funds or records the call touches).
+ * - `memberScoped`: decided from the prose (whose funds or records the call touches);
+ *   `memberOptional` where a member-scoped call must also be possible without one.
  * - `idempotent`: true where the spec says "Idempotency key required"; for name-only writes, true
  *   when the call creates an object or moves funds (Common rules: "`x-idempotency-key` for writes
  *   that create a new object or move funds"), false for inherently idempotent actions.
@@ -66,8 +67,8 @@ function endpoint<S extends z.ZodMiniType>(
 const corridorPageSchema = pageSchema(corridorSchema);
 /** A remittance order as the loosely typed endpoints answer it: its object form or any other JSON value. */
 const looseRemittanceSchema = loose(remittanceRecordSchema);
-/** Body of a name-only list GET: any JSON value, the items it carries checked as loose results. */
-const looseList = looseListSchema(looseValueSchema);
+/** Body of a name-only list GET: any JSON value, passed through as received. */
+const looseList = looseListSchema;
 
 // ---------------------------------------------------------------------------------------------
 // The 21 endpoints whose shapes the spec gives.
@@ -75,9 +76,11 @@ const looseList = looseListSchema(looseValueSchema);
 
 /**
  * `POST /v1/connect/token`. Used by the token manager, not exposed as a resource method.
- * Credentials in `x-client-id` / `x-api-key`; no body, no idempotency key.
+ * Credentials in `x-client-id` / `x-api-key` only: no body, no idempotency key, and no signature
+ * (`unsigned`: "the signing_key is never used for token exchange"; its only documented error is
+ * 401 `invalid_credentials`).
  */
-export const TOKEN_EXCHANGE = endpoint('connect.token', 'POST /v1/connect/token', 'full', tokenSchema);
+export const TOKEN_EXCHANGE = endpoint('connect.token', 'POST /v1/connect/token', 'full', tokenSchema, { unsigned: true });
 
 /** `POST /v1/withdrawals`: scope `withdrawals:write`, member-scoped, key required, moves funds. */
 export const WITHDRAWALS_CREATE = endpoint('member.withdrawals.create', 'POST /v1/withdrawals', 'full', withdrawalOrderSchema, {
@@ -221,15 +224,23 @@ export const CARDS_CLOSE_CHECK = endpoint('member.cards.closeCheck', 'GET /v1/ca
 
 /**
  * `POST /v1/cards/{id}/activate`: member-scoped, key required, irreversible. Scope not shown.
- * `noRetryCodes: ['api_error']`: a details mismatch returns 500 `api_error` and counts toward the
- * 3-failure 24-hour lock, so it is never retried (nor an unknown code, treated as `api_error`).
- * What cannot count toward the lock is retried with the same key: 502, 504, 409 in progress and
- * network failures ("Network errors and upstream 5xx do not count"). The body carries the PIN.
+ * `lockout`: "Three failures lock the card for 24 hours"; a details mismatch returns 500
+ * `api_error` and counts, and a 500 is not stored under the key, so a resend of an attempt that
+ * may have executed could count again. Nothing of the kind is resent: not a 500, an unknown code
+ * (treated as `api_error`), a 409 in progress (the first may end in such a 500), a reset or a
+ * timeout after sending, a proxy's 5xx page. Retried with the same key only what cannot count: a
+ * 429, a failure before sending, 502 `upstream_error` and 504 `upstream_timeout` ("Network errors
+ * and upstream 5xx do not count"). The only endpoint whose failures the spec counts against the
+ * customer. The body carries the PIN.
  */
 export const CARDS_ACTIVATE = endpoint('member.cards.activate', 'POST /v1/cards/{id}/activate', 'full', cardStatusResultSchema, {
   memberScoped: true,
   idempotent: true,
-  noRetryCodes: ['api_error'],
+  lockout: {
+    rule: 'three failures lock the card for 24 hours, and only the service unlocks it',
+    check:
+      'read the card (GET /v1/cards/{id}): `active` means it succeeded; any other status cannot tell a counted failure from a request never processed, so ask the user to check the expiry and PIN before a new attempt',
+  },
   secretFields: ['pin'],
 });
 
@@ -277,18 +288,23 @@ export const DEPOSITS_DECLARE = endpoint('member.deposits.declare', 'POST /v1/de
 });
 
 /**
- * `POST /v1/withdrawals/{id}/confirm`. Member-scoped like the debit that created the order
- * (the member's `withdrawing` hold is cleared). Key: moves funds out of `withdrawing`.
+ * `POST /v1/withdrawals/{id}/confirm`. Member optional: callable on behalf of the member, like the
+ * debit that created the order (the member's `withdrawing` hold is cleared), or without naming one
+ * (`client.withdrawals`), since its scope is not shown and the `wdr_` id names the order: a member
+ * suspended after the debit is `member_not_found` under `x-on-behalf-of`, while the funds sit in
+ * `withdrawing` ("There is no third exit"). Key: moves funds out of `withdrawing`.
  */
 export const WITHDRAWALS_CONFIRM = endpoint('member.withdrawals.confirm', 'POST /v1/withdrawals/{id}/confirm', 'loose', looseValueSchema, {
   memberScoped: true,
+  memberOptional: true,
   idempotent: true,
   movesFunds: true,
 });
 
-/** `POST /v1/withdrawals/{id}/fail`. Member-scoped (funds return to the member's `available`). Key: moves funds. */
+/** `POST /v1/withdrawals/{id}/fail`. Member optional, as confirm (funds return to the member's `available`). Key: moves funds. */
 export const WITHDRAWALS_FAIL = endpoint('member.withdrawals.fail', 'POST /v1/withdrawals/{id}/fail', 'loose', looseValueSchema, {
   memberScoped: true,
+  memberOptional: true,
   idempotent: true,
   movesFunds: true,
 });
@@ -389,15 +405,9 @@ export const REMITTANCES_CREATE_PAYEE = endpoint('member.remittances.createPayee
 });
 
 /** `GET /v1/remittances`. Member-scoped (orders belong to the member). Assumed a keyset list envelope. */
-export const REMITTANCES_LIST = endpoint(
-  'member.remittances.list',
-  'GET /v1/remittances',
-  'loose',
-  looseListSchema(looseRemittanceSchema),
-  {
-    memberScoped: true,
-  },
-);
+export const REMITTANCES_LIST = endpoint('member.remittances.list', 'GET /v1/remittances', 'loose', looseListSchema, {
+  memberScoped: true,
+});
 
 /** `GET /v1/remittances/{id}`. Member-scoped (other members' orders are `not_found`). */
 export const REMITTANCES_RETRIEVE = endpoint('member.remittances.retrieve', 'GET /v1/remittances/{id}', 'loose', looseRemittanceSchema, {

@@ -65,8 +65,9 @@ export class KeyRing {
   }
 
   /**
-   * Token exchange credentials. Missing, empty and wrong credentials, and a disabled key, share
-   * one response (spec: `invalid_credentials`).
+   * Token exchange credentials, the exchange's only proof (it is unsigned: the signing key is
+   * never used for it). Missing, empty and wrong credentials, and a disabled key, share one
+   * response (spec: `invalid_credentials`).
    */
   identify(clientId: string | undefined, apiKey: string | undefined): KeyRow {
     const matches = (c: SandboxCredentials): boolean =>

@@ -60,10 +60,10 @@ function checkIp(deps: ServiceDeps, key: KeyRow, x: Exchange): void {
 }
 
 /**
- * 2. The token exchange (POST only): its own quota (20 a minute), the credentials, the
- * environment, the IP allowlist, then the signature with the key's signing key (spec: every
- * method but GET and HEAD is signed). Sandbox's choice: an exchange with no signature headers at
- * all is refused like any unsigned write, 401 `invalid_signature`.
+ * 2. The token exchange (POST only): its own quota (20 a minute), the credentials in
+ * `x-client-id` and `x-api-key`, the environment, the IP allowlist. No signature: "the
+ * signing_key is never used for token exchange", and its only documented error is 401
+ * `invalid_credentials`; signature headers, if sent, are ignored.
  */
 export function exchangeToken(deps: ServiceDeps, x: Exchange): StoredResponse {
   const { store, clock, keys, limiter } = deps;
@@ -73,7 +73,6 @@ export function exchangeToken(deps: ServiceDeps, x: Exchange): StoredResponse {
   const key = keys.identify(x.headers['x-client-id'], x.headers['x-api-key']);
   checkEnvironment(key, x);
   checkIp(deps, key, x);
-  verifyDiagnosed(deps, x, key, now);
   const { token, expiresAt } = keys.issue(key.environment, now);
   store.stats.tokenExchanges += 1;
   return json(

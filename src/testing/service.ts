@@ -6,7 +6,7 @@
  * `service-steps.ts`:
  * 1. injected fault (`before` kinds answer here, as a gateway or proxy would);
  * 2. token exchange is served on its own path (rate limit 20/min, credentials, environment, IP
- *    allowlist, signature);
+ *    allowlist; unsigned);
  * 3. token (`invalid_token`), environment (`environment_mismatch`), IP allowlist
  *    (`ip_not_allowed`), merchant disabled;
  * 4. signature on every method but GET/HEAD (headers, timestamp window, HMAC, nonce);

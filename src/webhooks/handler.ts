@@ -41,7 +41,11 @@ export interface WebhookEventContext {
   readonly signal: AbortSignal;
   /** The delivery's headers, lower-case names. */
   readonly headers: WebhookHeaderMap;
-  /** Epoch ms by which the delivery is answered. */
+  /**
+   * Epoch ms by which the delivery is answered: the wall clock when `onEvent` starts plus the
+   * time left on the handler's own (monotonic) bound. A wall-clock step while `onEvent` runs
+   * does not move the bound; `signal` is what to rely on.
+   */
   readonly deadline: number;
 }
 
@@ -55,7 +59,11 @@ export interface WebhookHandlerOptions {
    * `issues`): acknowledge them when handled, or they are redelivered until the service gives up.
    */
   readonly onEvent: (event: WebhookEvent, context: WebhookEventContext) => void | Promise<void>;
-  /** Deduplication store (default: a new {@link MemoryEventStore}, for one process only). */
+  /**
+   * Deduplication store (default: a new {@link MemoryEventStore}, for one process only). When it
+   * cannot answer (`claim` throws or answers something else), the delivery is answered 503 and
+   * `onEvent` is not called: the service delivers it again later.
+   */
   readonly store?: EventStore;
   /** Signature check, called before anything else. See {@link WebhookVerifier}. */
   readonly verify?: WebhookVerifier;
@@ -157,7 +165,8 @@ function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: 
  * Per delivery: `verify` (401 on failure) → parse (400 only when the body cannot be an event: not
  * JSON, no `event_id`, or a `z-event-id` header that differs from it; a verified event that
  * deviates from the SDK's typing reaches `onEvent` as a `NonConformingEvent`) → claim `event_id` in the
- * store (a processed duplicate is answered 200 at once; one still in progress 409) → `onEvent`
+ * store (a processed duplicate is answered 200 at once; one still in progress 409; a store that
+ * cannot answer 503, without processing) → `onEvent`
  * within `timeoutMs` → 200 and `complete`, or 500 and `release` on failure, or 503 on timeout
  * (the claim is then completed or released when `onEvent` settles late, so a redelivery never
  * runs beside a still-running first attempt until the claim's lease expires).
@@ -177,7 +186,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     );
   }
   const deliveries = createDeliveryCounter(options.telemetry);
-  const handle = (rawBody: string | Uint8Array, headers: WebhookHeaders, startedAt = Date.now()): Promise<WebhookResponse> =>
+  const handle = (rawBody: string | Uint8Array, headers: WebhookHeaders, startedAt = performance.now()): Promise<WebhookResponse> =>
     processDelivery(settings, rawBody, headers, startedAt)
       .catch((err: unknown) => {
         log(settings.logger, 'error', 'webhooks: unexpected failure while handling a delivery', { error: errorText(err) });
@@ -235,7 +244,12 @@ async function processDelivery(
   try {
     claim = await s.store.claim(event.event_id, s.claimTtlMs);
   } catch (err) {
-    log(s.logger, 'error', `webhooks: event store claim failed: ${errorText(err)}`, fields);
+    log(
+      s.logger,
+      'warn',
+      `webhooks: the event store could not answer; answered 503 without processing, so that the service delivers the event again: ${errorText(err)}`,
+      fields,
+    );
     return respond('store_error', 'The receiver could not record the event; deliver again.', event);
   }
   if (claim === 'duplicate') {
@@ -273,16 +287,19 @@ async function runVerify(
 
 async function runOnEvent(s: Settings, event: WebhookEvent, headers: WebhookHeaderMap, startedAt: number): Promise<WebhookResponse> {
   const fields = { eventId: event.event_id, eventType: event.event_type };
+  // On the monotonic clock: a wall-clock step (NTP, a resumed VM) never moves the bound.
   const deadline = startedAt + s.timeoutMs;
   const controller = new AbortController();
-  const run = (async () => s.onEvent(event, { signal: controller.signal, headers, deadline }))();
+  // Shown to onEvent as epoch ms (what its own clock reads); nothing here waits on it.
+  const wallDeadline = Date.now() + Math.max(0, Math.round(deadline - performance.now()));
+  const run = (async () => s.onEvent(event, { signal: controller.signal, headers, deadline: wallDeadline }))();
   const settled = run.then(
     () => ({ ok: true as const }),
     (error: unknown) => ({ ok: false as const, error }),
   );
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expiry = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - performance.now()));
   });
   const result = await Promise.race([settled, expiry]);
   clearTimeout(timer);
@@ -293,7 +310,7 @@ async function runOnEvent(s: Settings, event: WebhookEvent, headers: WebhookHead
       s.logger,
       'error',
       `webhooks: onEvent did not finish within ${s.timeoutMs} ms (the service times out at 10 s); answered 503 so that the service retries. Move slow work to a queue.`,
-      { ...fields, durationMs: Date.now() - startedAt },
+      { ...fields, durationMs: Math.round(performance.now() - startedAt) },
     );
     // Settle the claim when onEvent does: completed if it still succeeds, released otherwise.
     void settled.then((late) => (late.ok ? finish(s, event, true) : release(s, event, late.error, true)));
@@ -303,7 +320,7 @@ async function runOnEvent(s: Settings, event: WebhookEvent, headers: WebhookHead
     await release(s, event, result.error, false);
     return respond('failed', 'The receiver failed to process the event; deliver again.', event);
   }
-  const durationMs = Date.now() - startedAt;
+  const durationMs = Math.round(performance.now() - startedAt);
   if (durationMs >= s.warnAfterMs) {
     log(
       s.logger,

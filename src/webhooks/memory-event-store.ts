@@ -10,7 +10,10 @@ export interface MemoryEventStoreOptions {
    * not count against it. Past the bound, expired ids go first, then the oldest completed ones.
    */
   readonly maxEntries?: number;
-  /** Clock in ms (default `Date.now`), for tests. */
+  /**
+   * Clock in ms for leases and retention (default `performance.now()`, monotonic: a wall-clock
+   * step never expires a lease early nor keeps one for hours). For tests.
+   */
   readonly now?: () => number;
 }
 
@@ -46,7 +49,7 @@ export class MemoryEventStore implements EventStore {
   constructor(options: MemoryEventStoreOptions = {}) {
     this.#retentionMs = options.retentionMs ?? 72 * 60 * 60 * 1000;
     this.#maxEntries = options.maxEntries ?? 100_000;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => performance.now());
     if (!(this.#retentionMs > 0)) throw new InvalidArgumentError('retentionMs', 'must be a positive number of milliseconds.');
     if (!Number.isInteger(this.#maxEntries) || this.#maxEntries < 1)
       throw new InvalidArgumentError('maxEntries', 'must be a positive integer.');

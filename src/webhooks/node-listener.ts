@@ -5,7 +5,7 @@ import type { NodeRequestLike, NodeResponseLike } from './node-types.js';
 import { readBody, type BodyLimits } from './read-body.js';
 import { respond, type WebhookResponse } from './responses.js';
 
-/** The framework-neutral handling a listener wraps; `startedAt` counts the body read in the time bound. */
+/** The framework-neutral handling a listener wraps; `startedAt` (performance.now()) counts the body read in the time bound. */
 export type HandleDelivery = (rawBody: string | Uint8Array, headers: WebhookHeaders, startedAt: number) => Promise<WebhookResponse>;
 
 /**
@@ -27,7 +27,7 @@ export function createNodeListener(
   };
 
   async function serve(req: NodeRequestLike, res: NodeResponseLike): Promise<void> {
-    const startedAt = Date.now();
+    const startedAt = performance.now();
     if (req.method !== 'POST') {
       req.resume();
       write(res, respond('method_not_allowed', 'Webhook deliveries are POST requests.'));

@@ -16,7 +16,7 @@ import type { WebhookEvent } from './events.js';
  * | `body_timeout` | 408 | body not complete within `bodyTimeoutMs` (the connection is closed) |
  * | `raw_body_required` | 500 | the receiver was given a parsed body instead of the raw bytes |
  * | `method_not_allowed` | 405 | not a POST |
- * | `store_error` | 500 | the event store failed; nothing was processed |
+ * | `store_error` | 503 | the event store could not answer (down, or refusing); nothing was processed, the service delivers again |
  */
 export type WebhookOutcome =
   | 'processed'
@@ -45,7 +45,7 @@ export const OUTCOME_STATUS: Readonly<Record<WebhookOutcome, number>> = Object.f
   body_timeout: 408,
   raw_body_required: 500,
   method_not_allowed: 405,
-  store_error: 500,
+  store_error: 503,
 });
 
 /** JSON body of a webhook answer. */

@@ -1,3 +1,4 @@
+import { positiveInt } from '../core/checks.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { dataFieldsOf, type WebhookEvent } from './events.js';
 import { DEFAULT_TERMINAL_STATES } from './terminal-states.js';
@@ -26,8 +27,14 @@ export interface StatusTrackerOptions {
    * here replaces the default list of that kind).
    */
   readonly terminalStates?: Readonly<Record<string, readonly string[]>>;
-  /** Clock in ms (default `Date.now`). */
+  /** Clock in ms (default `Date.now`): `updatedAt`, and what `requestedAt` is compared with. */
   readonly now?: () => number;
+  /**
+   * Most resources held (default 100 000). Past it, the resource updated least recently is
+   * forgotten: its next event or poll is then taken as its first (no version to compare with),
+   * so size it above the resources whose events may still arrive late.
+   */
+  readonly maxEntries?: number;
 }
 
 /** Options of {@link StatusTracker.applyPolled}. */
@@ -55,18 +62,26 @@ export function eventResourceKey(event: WebhookEvent): string {
  * backwards").
  *
  * Keys are `<kind>:<id>` (see {@link eventResourceKey}); the kind selects the terminal states.
- * In memory; a fleet keeps the same rule in its database with a conditional update
+ * In memory, bounded by `maxEntries` (the least recently updated resource is forgotten first); a
+ * fleet keeps the same rule in its database with a conditional update
  * (`UPDATE ... SET status = $s, status_version = $v WHERE id = $id AND status_version < $v`).
  */
 export class StatusTracker {
   readonly #entries = new Map<string, TrackedStatus>();
   readonly #terminal: Readonly<Record<string, readonly string[]>>;
   readonly #now: () => number;
+  readonly #maxEntries: number;
 
-  /** @param options - Terminal states per kind and clock. */
+  /** @param options - Terminal states per kind, clock and size bound. */
   constructor(options: StatusTrackerOptions = {}) {
     this.#terminal = { ...DEFAULT_TERMINAL_STATES, ...options.terminalStates };
     this.#now = options.now ?? Date.now;
+    this.#maxEntries = positiveInt('maxEntries', options.maxEntries, 100_000);
+  }
+
+  /** Number of resources held. */
+  get size(): number {
+    return this.#entries.size;
   }
 
   /**
@@ -145,6 +160,12 @@ export class StatusTracker {
   #set(resourceKey: string, status: string, statusVersion: number | undefined, source: 'event' | 'poll'): boolean {
     const current = this.#entries.get(resourceKey);
     const changed = current === undefined || current.status !== status;
+    // Re-inserted at the end: Map order is then the order of last update, oldest first.
+    this.#entries.delete(resourceKey);
+    if (this.#entries.size >= this.#maxEntries) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
     this.#entries.set(resourceKey, {
       status,
       statusVersion,

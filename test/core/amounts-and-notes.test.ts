@@ -24,7 +24,7 @@ afterEach(async () => {
 const envelope = (row: Record<string, unknown>) => ({ data: [row], next_cursor: null, has_more: false });
 
 describe('case 10: response amounts are plain fixed-point decimals, and totals are exact', () => {
-  for (const bad of ['NaN', '1e9', '0x10', 'Infinity', '', '-1', ' 1', '1.', '.5', '+2']) {
+  for (const bad of ['NaN', '1e9', '0x10', 'Infinity', '', '-', '+', '--1', '+-1', '1-', ' 1', '1.', '.5', '-.5', '- 1']) {
     it(`a balance bucket of ${JSON.stringify(bad)} fails validation instead of reaching a sum`, async () => {
       server.on('GET', '/v1/balances', { body: envelope({ ...balanceRow, frozen: bad }) });
       const error: unknown = await client
@@ -61,6 +61,15 @@ describe('case 10: response amounts are plain fixed-point decimals, and totals a
     for (const bad of ['NaN', '1e9', '0x10', 'Infinity', '']) expect(() => toDecimal(bad)).toThrow(InvalidArgumentError);
     expect(() => balanceTotal({ ...balanceRow, card: 'NaN' })).toThrow(InvalidArgumentError);
     expect(toDecimal('-0.1').toFixed()).toBe('-0.1');
+    expect(toDecimal('+0.1').toFixed()).toBe('0.1');
+  });
+
+  it('a signed bucket (the spec states no sign rule for balances) passes validation and is summed as sent', async () => {
+    server.on('GET', '/v1/balances', { body: envelope({ ...balanceRow, frozen: '-1.00', locked: '+2' }) });
+    const [got] = await client.member('m_1').balances.list();
+    expect(got).toMatchObject({ frozen: '-1.00', locked: '+2' });
+    // 100 available - 1 frozen + 2 locked + 1.25 withdrawing.
+    expect(balanceTotal(got!).toFixed()).toBe('102.25');
   });
 });
 

@@ -6,8 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MerchantClient, RateLimitBucket, RequestLimiter } from '../../src/index.js';
-import { wireClient } from '../helpers/client.js';
-import { freezeClock, signedAt, until } from '../helpers/fake-clock.js';
+import { failure, wireClient } from '../helpers/client.js';
+import { freezeClock, receivedAt, signedAt, until } from '../helpers/fake-clock.js';
 import { apiError, startWireServer, type Reply, type WireServer } from '../helpers/wire-server.js';
 
 let server: WireServer;
@@ -38,7 +38,8 @@ describe('pauses', () => {
       [5, 30],
     ]) {
       const before = server.requests.length;
-      client = wireClient(server.url, { maxRetries: 0 });
+      // A call's deadline bounds its wait for the pause: room for the 30 s.
+      client = wireClient(server.url, { maxRetries: 0, timeoutMs: 60_000 });
       server.on('POST', '/v1/exchange/orders', [limited(first!), limited(second!)]);
       server.on('POST', '/v1/remit/quotes', created);
       // Two calls in flight together; both give up, and both pause the orders bucket.
@@ -90,7 +91,54 @@ describe('pauses', () => {
     await vi.advanceTimersByTimeAsync(7000);
     await read;
     const exchanges = server.requests.filter((r) => r.url === '/v1/connect/token');
-    expect(exchanges.map(signedAt)).toEqual([0, 7]);
+    expect(exchanges.map(receivedAt)).toEqual([0, 7]);
     expect(log).toEqual(['acquire reads']);
+  });
+});
+
+describe("a 429 whose body is not the service's envelope (a proxy's page)", () => {
+  const page = (headers: Record<string, string> = {}): Reply => ({
+    status: 429,
+    headers,
+    body: '<html><body>Too Many Requests</body></html>',
+  });
+
+  it('is waited out by its Retry-After and retried with the same key; the bucket is paused for the other calls', async () => {
+    let retrying = false;
+    const logged: Array<Record<string, unknown>> = [];
+    client = wireClient(server.url, {
+      logger: {
+        warn: (m, fields) => {
+          if (m !== 'retrying') return;
+          retrying = true;
+          logged.push({ ...fields });
+        },
+      },
+    });
+    server.on('POST', '/v1/withdrawals', [page({ 'retry-after': '2' }), created]);
+    server.on('POST', '/v1/exchange/orders', created);
+    const write = client.request({ method: 'POST', path: '/v1/withdrawals', body: {}, idempotent: true });
+    await until(() => retrying);
+    // Another call of the orders bucket waits out the same pause.
+    const other = post('/v1/exchange/orders');
+    await vi.advanceTimersByTimeAsync(2000);
+    await write;
+    await other;
+    const calls = server.calls();
+    expect(calls.map((c) => `${c.url} ${signedAt(c)}`)).toEqual(['/v1/withdrawals 0', '/v1/withdrawals 2', '/v1/exchange/orders 2']);
+    expect(calls[1]!.headers['x-idempotency-key']).toBe(calls[0]!.headers['x-idempotency-key']);
+    expect(logged).toMatchObject([{ reason: 'malformed_429', retryClass: 'after_wait', delayMs: 2000 }]);
+  });
+
+  it('without Retry-After it is retried after a backoff; with its retries spent it is the MalformedResponseError, key kept', async () => {
+    client = wireClient(server.url, { maxRetries: 1 });
+    server.on('POST', '/v1/withdrawals', page());
+    const err = failure(client.request({ method: 'POST', path: '/v1/withdrawals', body: {}, idempotent: true }));
+    await until(() => server.calls().length === 1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await err).toMatchObject({ name: 'MalformedResponseError', status: 429, call: { sent: 'yes', attempts: 2 } });
+    const keys = server.calls().map((c) => c.headers['x-idempotency-key']);
+    expect(keys[1]).toBe(keys[0]);
+    expect(((await err) as { idempotencyKey?: string }).idempotencyKey).toBe(keys[0]);
   });
 });

@@ -43,7 +43,7 @@ describe('systemClock', () => {
   const HALF_SECOND = 500;
   const A_MINUTE = 60_000;
 
-  it('reads Date.now and waits with setTimeout, both looked up when called', async () => {
+  it('reads a monotonic clock and waits with setTimeout, both looked up when called', async () => {
     vi.useFakeTimers({ now: 1_000_000 });
     expect(systemClock.now()).toBe(1_000_000);
     const slept = track(systemClock.sleep(HALF_SECOND));
@@ -53,6 +53,19 @@ describe('systemClock', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(slept.state()).toBe('resolved');
     expect(systemClock.now()).toBe(1_000_000 + HALF_SECOND);
+  });
+
+  it('a step of the wall clock, back or forward, does not move it', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const wall = vi.spyOn(Date, 'now');
+    for (const step of [-3_600_000, 7_200_000]) {
+      wall.mockReturnValue(1_000_000 + step);
+      expect(Date.now()).toBe(1_000_000 + step);
+      expect(systemClock.now()).toBe(1_000_000);
+    }
+    vi.setSystemTime(0);
+    expect(systemClock.now()).toBe(1_000_000);
+    wall.mockRestore();
   });
 
   it('an aborted sleep rejects with the reason at once and leaves no timer', async () => {
@@ -131,7 +144,8 @@ describe('MemoryRateLimiter on a manual clock', () => {
 });
 
 describe('the token endpoint window on a manual clock (every exchange attempt takes a place)', () => {
-  const admitToken = async (gate: BucketGate, signal?: AbortSignal): Promise<boolean> => (await gate.admit('token', signal)).slotTaken;
+  const admitToken = async (gate: BucketGate, signal?: AbortSignal): Promise<boolean> =>
+    (await gate.admit('token', () => signal)).slotTaken;
 
   it('admits at most 20 token attempts in any minute of its clock: the 21st waits until the oldest is a minute old', async () => {
     const clock = manualClock();

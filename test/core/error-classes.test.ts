@@ -162,7 +162,7 @@ describe('failures without an error envelope', () => {
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err.name).toBe('TimeoutError');
     expect(err.message).toBe(
-      `No complete response within 200 ms (POST /v1/withdrawals). (the call may have executed: retry with idempotency key ${KEY})`,
+      `No complete response in time (timeoutMs 200 per attempt, 200 ms for the call) (POST /v1/withdrawals). (the call may have executed: retry with idempotency key ${KEY})`,
     );
     expect(err).toMatchObject({ idempotencyKey: KEY, attempts: 1, call: { sent: 'maybe', attempts: 1 } });
   });

@@ -4,6 +4,7 @@
  * written before sub-limits existed sees exactly the arguments it was written for. Recorded with
  * each call's argument list, for a withdrawal (orders bucket) and a member's QR quote (its
  * `qrpay_quotes:<member>` sub-limit), each answered 429 once and then given up (no retries).
+ * `acquire` always gets a signal: the call's deadline ends its wait, with or without the caller's.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { MerchantClient, RateLimitBucket, RequestLimiter } from '../../src/index.js';
@@ -53,10 +54,10 @@ it('a call without a sub-limit gets no subKey argument at all; a sub-limited cal
   } as const;
   await expect(client.member('m_1').qrpay.quote(quote)).rejects.toMatchObject({ code: 'rate_limited' });
   expect(seen).toStrictEqual([
-    ['acquire', ['orders', undefined]],
+    ['acquire', ['orders', expect.any(AbortSignal)]],
     ['settle', ['orders']],
     ['pause', ['orders', 0]],
-    ['acquire', ['orders', undefined, 'qrpay_quotes:m_1']],
+    ['acquire', ['orders', expect.any(AbortSignal), 'qrpay_quotes:m_1']],
     ['settle', ['orders', 'qrpay_quotes:m_1']],
     ['pause', ['orders', 0, 'qrpay_quotes:m_1']],
   ]);

@@ -54,7 +54,12 @@ describe('amounts', () => {
     const small = { available: '0.05', pending: '0', frozen: '0', isolated: '0', locked: '0', card: '0', earn: '0', withdrawing: '0' };
     expect(balanceTotal(small).toString()).toBe('0.05');
   });
-  it('refuses a bucket that is not a plain non-negative decimal string, naming the bucket and what it got', () => {
+  it('sums a negative or explicitly signed bucket as sent (the spec states no sign rule for balances)', () => {
+    const row = { available: '10', pending: '0', frozen: '-1.00', isolated: '+0.5', locked: '0', card: '-0', earn: '0', withdrawing: '0' };
+    expect(balanceTotal(row).toFixed()).toBe('9.5');
+    expect(balanceTotal({ ...row, available: '-10' }).toFixed()).toBe('-10.5');
+  });
+  it('refuses a bucket that is not a plain decimal string, naming the bucket and what it got', () => {
     const row = { available: '1', pending: '0', frozen: '0', isolated: '0', locked: '0', card: '0', earn: '0', withdrawing: '0' };
     const refusal = (pending: unknown): InvalidArgumentError => {
       try {
@@ -65,7 +70,7 @@ describe('amounts', () => {
       }
       throw new Error(`accepted ${String(pending)}`);
     };
-    for (const bad of ['x1.5', '1.5x', '-1', '1e3', '1.', '']) expect(refusal(bad).argument, bad).toBe('pending');
+    for (const bad of ['x1.5', '1.5x', '--1', '1-', '-', '1e3', '1.', '']) expect(refusal(bad).argument, bad).toBe('pending');
     expect(refusal(5).message).toBe('pending: must be a plain decimal string such as "25.50" (got number).');
     expect(refusal('9'.repeat(50) + 'x').message).toBe(
       `pending: must be a plain decimal string such as "25.50" (got "${'9'.repeat(40)}").`,
@@ -74,9 +79,10 @@ describe('amounts', () => {
   it('toDecimal: plain text in, plain notation out at any size; anything else refused as the amount', () => {
     expect(toDecimal('25').toString()).toBe('25');
     expect(toDecimal('-0.1').toString()).toBe('-0.1');
+    expect(toDecimal('+1').toString()).toBe('1');
     expect(toDecimal('0.0000001').toString()).toBe('0.0000001');
     expect(toDecimal('1' + '0'.repeat(30)).toString()).toBe('1' + '0'.repeat(30));
-    for (const bad of ['abc', '1e3', '+1', '1.5x', 'x1.5', '.5']) expect(() => toDecimal(bad), bad).toThrow(InvalidArgumentError);
+    for (const bad of ['abc', '1e3', '++1', '+-1', '1.5x', 'x1.5', '.5']) expect(() => toDecimal(bad), bad).toThrow(InvalidArgumentError);
     expect(() => toDecimal('abc')).toThrow('amount: must be a plain decimal string such as "25.50" (got "abc").');
   });
 });

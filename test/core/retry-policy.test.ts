@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_BACKOFF,
   decideRetry,
+  lockoutStopped,
+  outcomeUnknown,
   parseRetryAfter,
   retryClassFor,
   type AttemptFailure,
@@ -226,6 +228,80 @@ describe('what went out, and what a proxy page stands for', () => {
   });
 });
 
+describe('an endpoint whose failures count against the customer (lockout: card activation)', () => {
+  const LOCKOUT: RetryRules = { lockout: { rule: 'three failures lock the card', check: 'read the card' } };
+  const counted = ctx({ rules: LOCKOUT, random: LOWEST });
+
+  it('nothing that may have executed is resent: a reset or timeout after sending, a 500, an unknown code, a 409 in progress, a proxy page', () => {
+    for (const failure of [
+      { kind: 'connection', sent: true },
+      { kind: 'timeout', sent: true },
+      api('api_error', 500),
+      api('brand_new_code', 500),
+      api('brand_new_code', 502),
+      api('idempotency_in_progress', 409),
+      { kind: 'malformed', status: 500 },
+      { kind: 'malformed', status: 502 },
+      { kind: 'malformed', status: 504 },
+    ] as const) {
+      expect(decideRetry(failure, counted), JSON.stringify(failure)).toEqual({ retry: false });
+      // The same failures are retried on an endpoint without a lockout.
+      expect(decideRetry(failure, ctx()), JSON.stringify(failure)).toMatchObject({ retry: true });
+    }
+  });
+
+  it('what cannot count is retried with the same key: the service’s 502 and 504, a 429, a failure before sending', () => {
+    const backoff = { retry: true, delayMs: 250, rateLimited: false, unknownCode: false };
+    expect(decideRetry(api('upstream_error', 502), counted)).toEqual(backoff);
+    expect(decideRetry(api('upstream_timeout', 504), counted)).toEqual(backoff);
+    expect(decideRetry({ kind: 'connection', sent: false }, counted)).toEqual(backoff);
+    expect(decideRetry({ kind: 'timeout', sent: false }, counted)).toEqual(backoff);
+    expect(decideRetry(api('rate_limited', 429, 2), counted)).toEqual({
+      retry: true,
+      delayMs: 2000,
+      rateLimited: true,
+      unknownCode: false,
+    });
+    // Business answers stay final, as everywhere.
+    expect(decideRetry(api('state_invalid', 400), counted)).toEqual({ retry: false });
+  });
+
+  it('retryClassFor says never for every same-key code but the upstream ones, and leaves the other classes alone', () => {
+    expect(retryClassFor('api_error', 500, LOCKOUT)).toBe('never');
+    expect(retryClassFor('idempotency_in_progress', 409, LOCKOUT)).toBe('never');
+    expect(retryClassFor('brand_new_code', 500, LOCKOUT)).toBe('never');
+    expect(retryClassFor('upstream_error', 502, LOCKOUT)).toBe('same_key');
+    expect(retryClassFor('upstream_timeout', 504, LOCKOUT)).toBe('same_key');
+    expect(retryClassFor('rate_limited', 429, LOCKOUT)).toBe('after_wait');
+    expect(retryClassFor('insufficient_balance', 400, LOCKOUT)).toBe('new_key');
+    expect(retryClassFor('step_up_required', 400, LOCKOUT)).toBe('after_step_up');
+  });
+
+  it('lockoutStopped: only the same-key answers the lockout made final, and only on a lockout endpoint', () => {
+    expect(lockoutStopped('api_error', 500, LOCKOUT)).toBe(true);
+    expect(lockoutStopped('idempotency_in_progress', 409, LOCKOUT)).toBe(true);
+    expect(lockoutStopped('brand_new_code', 500, LOCKOUT)).toBe(true);
+    expect(lockoutStopped('upstream_error', 502, LOCKOUT)).toBe(false);
+    expect(lockoutStopped('upstream_timeout', 504, LOCKOUT)).toBe(false);
+    expect(lockoutStopped('state_invalid', 400, LOCKOUT)).toBe(false);
+    expect(lockoutStopped('brand_new_code', 429, LOCKOUT)).toBe(false);
+    expect(lockoutStopped('api_error', 404, LOCKOUT)).toBe(false);
+    expect(lockoutStopped('api_error', 500, {})).toBe(false);
+    expect(lockoutStopped('api_error', 500, { noRetryCodes: ['api_error'] })).toBe(false);
+  });
+
+  it('outcomeUnknown: sent and unanswered, or a 5xx page; never a failure before sending, an envelope or a 4xx page', () => {
+    expect(outcomeUnknown({ kind: 'connection', sent: true })).toBe(true);
+    expect(outcomeUnknown({ kind: 'timeout', sent: true })).toBe(true);
+    expect(outcomeUnknown({ kind: 'connection', sent: false })).toBe(false);
+    expect(outcomeUnknown({ kind: 'timeout', sent: false })).toBe(false);
+    expect(outcomeUnknown({ kind: 'malformed', status: 500 })).toBe(true);
+    expect(outcomeUnknown({ kind: 'malformed', status: 499 })).toBe(false);
+    expect(outcomeUnknown({ kind: 'malformed', status: 300 })).toBe(false);
+    expect(outcomeUnknown(api('api_error', 500))).toBe(false);
+  });
+});
+
 describe('retryClassFor: the class a caller reads on ApiError.retryClass', () => {
   const spec: RetryRules = {};
   it('429 or rate_limited: after_wait, whatever the endpoint', () => {
@@ -300,7 +376,22 @@ describe('429 rate_limited', () => {
       delayMs: 2000,
       rateLimited: true,
     });
-    expect(decideRetry({ kind: 'malformed', status: 429 }, ctx({ rules: { retry: 'never' } }))).toEqual({ retry: false });
+  });
+
+  it("a 429 whose body is not the envelope (a proxy's page) is waited out too: by its Retry-After, else by backoff", () => {
+    expect(decideRetry({ kind: 'malformed', status: 429, retryAfterSeconds: 2 }, ctx({ rules: { retry: 'never' } }))).toEqual({
+      retry: true,
+      delayMs: 2000,
+      rateLimited: true,
+      unknownCode: false,
+    });
+    const withoutHeader = decideRetry({ kind: 'malformed', status: 429 }, ctx({ rules: { retry: 'never' } }));
+    expect(withoutHeader).toMatchObject({ retry: true, rateLimited: true, unknownCode: false });
+    // Other pages keep their rules: a 4xx page is never retried, a 5xx page as its status's code.
+    expect(decideRetry({ kind: 'malformed', status: 400, retryAfterSeconds: 2 }, ctx())).toEqual({ retry: false });
+    expect(decideRetry({ kind: 'malformed', status: 503, retryAfterSeconds: 2 }, ctx({ rules: { retry: 'never' } }))).toEqual({
+      retry: false,
+    });
   });
 });
 

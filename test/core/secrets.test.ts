@@ -46,6 +46,58 @@ describe('secrets never leak', () => {
     await client.close();
   });
 
+  it('a token rotated out while the call was in flight (six renewals), echoed by the server, is masked everywhere', async () => {
+    let issued = 0;
+    const tokenOf = (n: number): string => `tok_${n}_Zq8uW2rE`;
+    server.onToken(() => ({
+      body: { auth_token: tokenOf(++issued), expired_at: Math.floor(Date.now() / 1000) + 1800, token_type: 'Bearer', scopes: [] },
+    }));
+    // Each token serves one read: the next read with it is answered invalid_token, so the client renews.
+    const usedForRead = new Set<string>();
+    server.on('GET', '/v1/assets', (req) => {
+      const token = req.headers['x-auth-token']!;
+      if (usedForRead.has(token)) return apiError(401, 'invalid_token');
+      usedForRead.add(token);
+      return { body: { data: [] } };
+    });
+    let answerWrite!: () => void;
+    const released = new Promise<void>((resolve) => (answerWrite = resolve));
+    server.on('POST', '/v1/withdrawals', async (req) => {
+      await released;
+      const echoed = req.headers['x-auth-token']!;
+      return {
+        status: 400,
+        headers: { 'x-request-id': `req ${echoed}` },
+        body: {
+          type: 'invalid_request_error',
+          code: 'invalid_request',
+          message: `bad header x-auth-token: ${echoed}`,
+          request_id: `req ${echoed}`,
+        },
+      };
+    });
+    const client = wireClient(server.url);
+    const write = client
+      .member('m')
+      .withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T' })
+      .catch((e: unknown) => e);
+    while (server.calls().length === 0) await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 7; i++) await client.request({ method: 'GET', path: '/v1/assets' });
+    expect(issued).toBe(7);
+    answerWrite();
+    const err = (await write) as Error;
+    await client.close();
+    expect(err).toMatchObject({ code: 'invalid_request' });
+    const first = tokenOf(1);
+    expect(server.calls()[0]!.headers['x-auth-token']).toBe(`Bearer ${first}`);
+    const outputs = [err.message, err.stack ?? '', String(err), JSON.stringify(err), inspect(err, { depth: 10, showHidden: true })];
+    for (const text of outputs) {
+      expect(text).not.toContain(first);
+      expect(text).not.toContain('Zq8uW2rE');
+    }
+    expect(err.message).toContain('bad header x-auth-token: Bearer [redacted]');
+  });
+
   it('configuration errors name the setting and never echo a value', () => {
     const env = process.env;
     try {

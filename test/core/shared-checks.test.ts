@@ -128,10 +128,15 @@ describe('path parameters and raw paths', () => {
   });
   it('accepts a raw path as given when it is absolute, printable ASCII and has no fragment', () => {
     expect(checkRawPath('/v1/custom/a%20b')).toBe('/v1/custom/a%20b');
+    // Dots after a "?" are a query's, which no URL parser resolves.
+    expect(checkRawPath('/v1/custom?next=../x/./y')).toBe('/v1/custom?next=../x/./y');
   });
-  it.each(['v1/custom', '/v1/a b', '/v1/a#frag', '/v1/\u00e9', '/v1/a\tb'])('refuses the raw path %j', (path) => {
-    expect(refusal(() => checkRawPath(path)).argument).toBe('path');
-  });
+  it.each(['v1/custom', '/v1/a b', '/v1/a#frag', '/v1/\u00e9', '/v1/a\tb', '/v1/..', '/v1/%2E%2e/x', '/v1\\x'])(
+    'refuses the raw path %j',
+    (path) => {
+      expect(refusal(() => checkRawPath(path)).argument).toBe('path');
+    },
+  );
 });
 
 describe('ApiError', () => {

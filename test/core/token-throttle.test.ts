@@ -1,13 +1,13 @@
 /**
  * The token endpoint's limits as the client keeps them (spec: Authentication > Stage 1, "Token
  * exchange is limited to 20 per minute"; the token lasts 30 minutes and is renewed before
- * `expired_at`), read on the wire on a frozen clock: every exchange attempt is signed, so its
- * `x-timestamp` shows when the client made it.
+ * `expired_at`), read on the wire on a frozen clock: the server records when each exchange attempt
+ * arrived (the exchange is unsigned, so it carries no `x-timestamp`).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MerchantClient } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
-import { EPOCH_S, freezeClock, signedAt } from '../helpers/fake-clock.js';
+import { EPOCH_S, freezeClock, receivedAt } from '../helpers/fake-clock.js';
 import { apiError, startWireServer, type RecordedRequest, type WireServer } from '../helpers/wire-server.js';
 
 let server: WireServer;
@@ -48,7 +48,8 @@ describe('token exchange throttle: 20 attempts per minute', () => {
   it('the 21st exchange attempt within a minute is sent when the first is a minute old', async () => {
     freezeClock(0);
     tokenEndpointFailing(20);
-    client = wireClient(server.url, { maxRetries: 0 });
+    // A call's deadline bounds its wait for the token: room for the minute's wait.
+    client = wireClient(server.url, { maxRetries: 0, timeoutMs: 120_000 });
     for (let i = 0; i < 20; i++) await failedRenewal();
     expect(exchanges()).toHaveLength(20);
 
@@ -56,13 +57,14 @@ describe('token exchange throttle: 20 attempts per minute', () => {
     // It waits on the clock: sent when the minute has passed, not before.
     await vi.advanceTimersByTimeAsync(60_000);
     await late;
-    expect(exchanges().map(signedAt)).toEqual([...Array<number>(20).fill(0), 60]);
+    expect(exchanges().map(receivedAt)).toEqual([...Array<number>(20).fill(0), 60]);
   });
 
   it('the window slides: never more than 20 attempts in any 60 s', async () => {
     freezeClock(0);
     tokenEndpointFailing(40);
-    client = wireClient(server.url, { maxRetries: 0 });
+    // A call's deadline bounds its wait for the token: room for the minute's wait.
+    client = wireClient(server.url, { maxRetries: 0, timeoutMs: 120_000 });
     for (let i = 0; i < 10; i++) await failedRenewal();
     await vi.advanceTimersByTimeAsync(30_000);
     for (let i = 0; i < 10; i++) await failedRenewal();
@@ -75,7 +77,7 @@ describe('token exchange throttle: 20 attempts per minute', () => {
     const at90 = failedRenewal();
     await vi.advanceTimersByTimeAsync(30_000);
     await at90;
-    const seconds = exchanges().map(signedAt);
+    const seconds = exchanges().map(receivedAt);
     expect(seconds).toEqual([...Array<number>(10).fill(0), ...Array<number>(10).fill(30), ...Array<number>(10).fill(60), 90]);
     for (const start of seconds) expect(seconds.filter((s) => s >= start && s < start + 60).length).toBeLessThanOrEqual(20);
   });
@@ -96,6 +98,20 @@ describe('token renewal margin', () => {
     await read();
     expect(exchanges()).toHaveLength(2);
     expect(server.calls().map((c) => c.headers['x-auth-token'])).toEqual(['Bearer tok_a', 'Bearer tok_a', 'Bearer tok_b']);
+  });
+
+  it("holds a token no longer than the spec's 30 minutes, whatever its expired_at says (a host clock behind at arrival)", async () => {
+    freezeClock(0);
+    server.onToken({ body: { auth_token: 'tok_a', expired_at: EPOCH_S + 7200, token_type: 'Bearer', scopes: [] } });
+    client = wireClient(server.url);
+    await read();
+    // 30 minutes less the default 120 s margin.
+    await vi.advanceTimersByTimeAsync(28 * 60_000 - 1);
+    await read();
+    expect(exchanges()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await read();
+    expect(exchanges()).toHaveLength(2);
   });
 
   it('follows a configured margin', async () => {

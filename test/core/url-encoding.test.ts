@@ -129,4 +129,38 @@ describe('raw request paths', () => {
     }
     expect(server.requests).toHaveLength(0);
   });
+
+  it('a dot segment, plain or percent-encoded, or a backslash is refused before sending, on both transports', async () => {
+    // What a fetch's URL parser would rewrite (/v1/a/../withdrawals becomes /v1/withdrawals): the
+    // service would verify the signature over another path than the one signed.
+    server.on('POST', '/v1/withdrawals', { status: 201, body: {} });
+    const fetchClient = wireClient(server.url, { transport: 'fetch' });
+    try {
+      for (const c of [client, fetchClient]) {
+        for (const path of [
+          '/v1/a/../withdrawals',
+          '/v1/./withdrawals',
+          '/v1/a/%2e%2e/withdrawals',
+          '/v1/a/%2E./withdrawals',
+          '/v1/a/.%2e',
+          '/v1/%2e/x',
+        ]) {
+          const err = refusal(() => c.request({ method: 'POST', path, body: {} }));
+          expect(err.argument, path).toBe('path');
+          expect(err.message, path).toBe('path: must not contain "." or ".." segments, encoded or not (URL parsers resolve them).');
+        }
+        expect(refusal(() => c.request({ method: 'POST', path: '/v1/a\\..\\withdrawals', body: {} })).message).toBe(
+          'path: must not contain "\\" (URL parsers read it as "/").',
+        );
+      }
+      expect(server.requests).toHaveLength(0);
+      // Dots inside a segment are no dot segment: sent as given.
+      server.on('POST', '/v1/a..b/.x/...', { status: 201, body: {} });
+      await fetchClient.request({ method: 'POST', path: '/v1/a..b/.x/...', body: {} });
+      await client.request({ method: 'POST', path: '/v1/a..b/.x/...', body: {} });
+      expect(server.calls().map((r) => r.url)).toEqual(['/v1/a..b/.x/...', '/v1/a..b/.x/...']);
+    } finally {
+      await fetchClient.close();
+    }
+  });
 });

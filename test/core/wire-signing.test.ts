@@ -59,7 +59,7 @@ describe('what arrives at the socket verifies', () => {
     expect(req!.headers['x-idempotency-key']).toBeUndefined();
   });
 
-  it('exchanges the token with header credentials only, no body', async () => {
+  it('exchanges the token with header credentials only: no body, no signature (the signing key is never used for it)', async () => {
     server.on('GET', '/v1/assets', { body: {} });
     await client.request({ method: 'GET', path: '/v1/assets' });
     const token = server.requests.find((r) => r.url === '/v1/connect/token')!;
@@ -67,7 +67,20 @@ describe('what arrives at the socket verifies', () => {
     expect(token.headers['x-client-id']).toBe('cli_wire_test');
     expect(token.headers['x-api-key']).toBe('ak_wire_test_Q7p2');
     expect(token.headers.authorization).toBeUndefined();
+    for (const header of ['x-timestamp', 'x-nonce', 'x-signature', 'x-idempotency-key', 'x-auth-token', 'content-type'])
+      expect(token.headers[header], header).toBeUndefined();
     expect(token.body.length).toBe(0);
+    // Nothing of the exchange depends on the signing key: the same bytes whatever key the client holds.
+    const other = wireClient(server.url, { signingKey: 'sk_another_key' });
+    await other.request({ method: 'GET', path: '/v1/assets' });
+    const second = server.requests.filter((r) => r.url === '/v1/connect/token')[1]!;
+    const sent = (r: typeof token) =>
+      Object.keys(r.headers)
+        .filter((h) => h.startsWith('x-'))
+        .sort();
+    expect(sent(second)).toEqual(['x-api-key', 'x-client-id']);
+    expect(sent(token)).toEqual(['x-api-key', 'x-client-id']);
+    await other.close();
   });
 
   it('encodes path ids so that they cannot change the path', async () => {

@@ -10,7 +10,8 @@
  *
  * - the route in backticks: `` `POST /v1/withdrawals` ``;
  * - ``Scope `withdrawals:write` `` equal to the table's scope, or `Scope: not shown`;
- * - `Member-scoped` or `Merchant account` (never both);
+ * - `Member-scoped` or `Merchant account` (never both), or `Member optional` for an endpoint callable
+ *   with and without a member (withdrawal confirm and fail);
  * - `Idempotency key required` / `Idempotency key (UUID v4) required` where the spec shows the
  *   endpoint, `Idempotency key sent (assumed ...)` for endpoints referenced by name only, or
  *   `no idempotency key`;
@@ -193,8 +194,13 @@ function endpointDocProblems(doc: string, facts: EndpointFacts): string[] {
 
   const member = /\bMember-scoped\b/.test(text);
   const merchant = /\bMerchant account\b/.test(text);
-  if (e.memberScoped && (!member || merchant)) problems.push('says "Member-scoped" (and not "Merchant account")');
-  if (!e.memberScoped && (!merchant || member)) problems.push('says "Merchant account" (and not "Member-scoped")');
+  const optional = /\bMember optional\b/.test(text);
+  if (e.memberOptional === true) {
+    if (!optional || member || merchant) problems.push('says "Member optional" (and neither "Member-scoped" nor "Merchant account")');
+  } else {
+    if (e.memberScoped && (!member || merchant || optional)) problems.push('says "Member-scoped" (and not "Merchant account")');
+    if (!e.memberScoped && (!merchant || member || optional)) problems.push('says "Merchant account" (and not "Member-scoped")');
+  }
 
   const required = /\bIdempotency key (\(UUID v4\) )?required\b/.test(text);
   const assumed = /\bIdempotency key sent \(assumed\b/.test(text);
@@ -321,6 +327,12 @@ describe('the checker reports drift', () => {
       ).join('\n'),
     ).toMatch(/create .*Moves funds/);
     expect(mutate('`limit_exceeded`\n', '\n').join('\n')).toMatch(/create .*`limit_exceeded`/);
+  });
+
+  it('reports a member-optional endpoint documented as member-scoped only', () => {
+    expect(mutate('Member optional: sent here with `x-on-behalf-of` for this member', 'Member-scoped: for this member')).toEqual([
+      'MemberWithdrawals.confirm (POST /v1/withdrawals/{id}/confirm): says "Member optional" (and neither "Member-scoped" nor "Merchant account")',
+    ]);
   });
 
   it('reports a name-only endpoint documented as if the spec showed it', () => {

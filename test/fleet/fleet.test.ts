@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/testing/index.js';
 import { listen } from '../../src/testing/server.js';
+import { TOKEN_KEY } from './helpers/keys.js';
 import { REDIS_SERVER, startRedisServer, type RedisServer } from './helpers/redis-server.js';
 import { cleanupBundles, driveSharedClock, prepare, startWorker, type Worker } from './helpers/workers.js';
 
@@ -69,7 +70,7 @@ describe.skipIf(REDIS_SERVER === undefined)('fleet mode across processes (real r
       const keys = await admin.keys('*');
       const { clientId, apiKey, signingKey } = sandbox.credentials;
       for (const secret of [clientId, apiKey, signingKey]) expect(keys.join(' ')).not.toContain(secret);
-      expect(keys.filter((k) => /^merchant-stablecoin:token:[0-9a-f]{32}$/.test(k))).toHaveLength(1);
+      expect(keys.filter((k) => TOKEN_KEY.test(k))).toHaveLength(1);
       console.log(
         `[fleet] 20 processes → ${sandbox.stats.tokenExchanges} token exchange; slowest first call ${Math.max(...done.map((d) => Number(d['ms'])))} ms (process start-up ${startupMs} ms)`,
       );

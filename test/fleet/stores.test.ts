@@ -2,7 +2,6 @@
  * The three Redis stores against a real redis-server, in one process with several connections
  * (each connection stands for one instance). The multi-process proofs are in fleet.test.ts.
  */
-import { createHash } from 'node:crypto';
 import { inspect } from 'node:util';
 import { Redis, type Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { TokenManager } from '../../src/core/token-manager.js';
 import { RedisEventStore, RedisRateLimiter, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
 import * as scripts from '../../src/redis/scripts.js';
 import { manualClock, type ManualClock } from '../helpers/manual-clock.js';
+import { bucketKey, tokenKeys } from './helpers/keys.js';
 import { REDIS_SERVER, startRedisServer, type RedisServer } from './helpers/redis-server.js';
 
 // Compile-time: ioredis' Redis and Cluster fit the minimal client interface.
@@ -71,11 +71,6 @@ function sleepsOn(clock: ManualClock, count = 1): Promise<void> {
   });
 }
 
-/** The key of one account's bucket (its hash tag digests the account). */
-function bucketKey(account: string, bucket: string): string {
-  return `merchant-stablecoin:rate:{${createHash('sha256').update(account).digest('hex').slice(0, 16)}}:${bucket}`;
-}
-
 /** Admission times (the sorted set's scores) of one account's bucket. */
 async function admissions(r: Redis, account: string, bucket: string): Promise<number[]> {
   const flat = await r.zrange(bucketKey(account, bucket), '0', '-1', 'WITHSCORES');
@@ -124,7 +119,7 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis fleet stores (real redis-serv
       const t = token('tok_shared_1');
       await a.set('merchant-stablecoin:token:k1', t);
       expect(await b.get('merchant-stablecoin:token:k1')).toEqual(t);
-      const ttl = await admin.pttl('merchant-stablecoin:token:k1');
+      const ttl = await admin.pttl(tokenKeys('merchant-stablecoin:token:k1').token);
       expect(ttl).toBeGreaterThan(1800_000);
       expect(ttl).toBeLessThanOrEqual(2100_000);
       expect(await b.get('merchant-stablecoin:token:absent')).toBeUndefined();
@@ -136,7 +131,7 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis fleet stores (real redis-serv
       await a.delete('merchant-stablecoin:token:k2', 'tok_old');
       expect((await a.get('merchant-stablecoin:token:k2'))?.token).toBe('tok_new');
       await a.delete('merchant-stablecoin:token:k2', 'tok_new');
-      expect(await admin.exists('merchant-stablecoin:token:k2')).toBe(0);
+      expect(await admin.exists(tokenKeys('merchant-stablecoin:token:k2').token)).toBe(0);
     });
 
     it('ten instances renewing at once make one exchange; the others wait for it and read its token', async () => {
@@ -170,11 +165,11 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis fleet stores (real redis-serv
       expect(exchanges).toBe(1);
       expect(waited.size).toBe(9);
       expect(new Set(got)).toEqual(new Set(['tok_1']));
-      expect(await admin.exists('{merchant-stablecoin:token:k3}:lock')).toBe(0);
+      expect(await admin.exists(tokenKeys('merchant-stablecoin:token:k3').lock)).toBe(0);
     });
 
     it("a crashed holder's lock blocks renewal only until it expires", async () => {
-      const lock = '{merchant-stablecoin:token:k4}:lock';
+      const lock = tokenKeys('merchant-stablecoin:token:k4').lock;
       // A store that gave up only after lockWaitMs would outlive the test's time limit.
       const store = new RedisTokenStore({ redis: connect(), lockWaitMs: 120_000, ...NO_FALLBACK });
       const before = await redisNow(admin);
@@ -197,7 +192,7 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis fleet stores (real redis-serv
       // a holder stalled for up to a second.
       const LEASE = 1500;
       const key = 'merchant-stablecoin:token:k5';
-      const lock = `{${key}}:lock`;
+      const lock = tokenKeys(key).lock;
       const ra = observe(connect());
       const a = new RedisTokenStore({ redis: ra.client, lockTtlMs: LEASE, ...NO_FALLBACK });
       const b = new RedisTokenStore({ redis: connect(), lockTtlMs: LEASE, lockWaitMs: 120_000, ...NO_FALLBACK });
@@ -223,6 +218,56 @@ describe.skipIf(REDIS_SERVER === undefined)('Redis fleet stores (real redis-serv
       expect(await second).toBe('b');
       expect(order).toEqual(['a:start', 'a:end', 'b:start']);
       expect(await admin.exists(lock)).toBe(0);
+    });
+
+    it('a Redis stall longer than commandTimeoutMs during a renewal still makes one exchange: the instances wait it out (SIGSTOP, SIGCONT)', async () => {
+      // The commands time out well inside the stall; the renewal's patience (lockTtlMs) is far above it.
+      const COMMAND_TIMEOUT = 300;
+      const STALL = 3 * COMMAND_TIMEOUT;
+      const key = 'merchant-stablecoin:token:stall';
+      let exchanges = 0;
+      let openGate!: () => void;
+      const gate = new Promise<void>((r) => (openGate = r));
+      const waited = new Set<number>();
+      const { logger, lines } = capture();
+      const managers = Array.from({ length: 10 }, (_, i) => {
+        const redis = observe(connect());
+        void redis
+          .next((r) => r.sha === scripts.TRY_LOCK.sha && (r.reply as [number])[0] === 0)
+          .then(() => {
+            waited.add(i);
+            if (waited.size === 9) openGate();
+          });
+        return new TokenManager({
+          store: new RedisTokenStore({
+            redis: redis.client,
+            logger,
+            commandTimeoutMs: COMMAND_TIMEOUT,
+            lockTtlMs: 60_000,
+            lockWaitMs: 120_000,
+          }),
+          key,
+          exchange: async () => {
+            exchanges++;
+            // Every other instance is polling for the lock: Redis stalls under them.
+            await gate;
+            server.signal('SIGSTOP');
+            await new Promise((r) => setTimeout(r, STALL));
+            server.signal('SIGCONT');
+            return token(`tok_stall_${exchanges}`);
+          },
+          now: Date.now,
+          renewBeforeSeconds: 60,
+        });
+      });
+      const got = await Promise.all(managers.map((m) => Promise.resolve(m.get())));
+      expect(exchanges).toBe(1);
+      expect(new Set(got)).toEqual(new Set(['tok_stall_1']));
+      expect(await admin.exists(tokenKeys(key).lock)).toBe(0);
+      expect(lines.filter((l) => l.includes('unreachable'))).toEqual([]);
+      console.log(
+        `[fleet] Redis stalled ${STALL} ms (commandTimeoutMs ${COMMAND_TIMEOUT}) during a renewal by 10 instances → ${exchanges} exchange`,
+      );
     });
 
     it('never logs or shows the token', async () => {

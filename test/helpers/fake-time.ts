@@ -1,6 +1,6 @@
 /**
- * Fake time for tests that go through real sockets: vitest's fake `setTimeout`, `clearTimeout`
- * and `Date` replace what the SDK waits on (attempt timeouts, backoff, the 429 pause), while I/O
+ * Fake time for tests that go through real sockets: vitest's fake `setTimeout`, `clearTimeout`,
+ * `Date` and `performance` (the monotonic clock of every wait) replace what the SDK waits on (attempt timeouts, backoff, the 429 pause), while I/O
  * stays real. Time moves only when the test moves it, on events it awaits (a request reached
  * the server, the client logged that it is about to wait), so whether a timeout fires first or
  * a reply arrives first never depends on the machine's speed.
@@ -9,9 +9,9 @@ import { vi } from 'vitest';
 import type { LogFields, Logger } from '../../src/index.js';
 import type { InjectedFault } from '../../src/testing/index.js';
 
-/** Fakes the timers and `Date`; undo with `vi.useRealTimers()`. */
+/** Fakes the timers, `Date` and `performance`; undo with `vi.useRealTimers()`. */
 export function useFakeTime(): void {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
 }
 
 /** Moves fake time forward on cue, one step after another (steps never overlap). */

@@ -17,6 +17,8 @@ export interface RecordedRequest {
   signatureValid: boolean | undefined;
   /** Set when the client closed the connection before the answer was complete (an abort). */
   abandoned?: true;
+  /** `Date.now()` when the request was read (the fake clock's time under fake timers). */
+  receivedAt: number;
 }
 
 export interface Reply {
@@ -94,6 +96,7 @@ export async function startWireServer(signingKey = SIGNING_KEY): Promise<WireSer
           headers,
           body: Buffer.concat(chunks),
           signatureValid: undefined,
+          receivedAt: Date.now(),
         };
         if (rec.method !== 'GET' && rec.method !== 'HEAD') rec.signatureValid = verifySignature(signingKey, rec);
         requests.push(rec);

@@ -226,9 +226,11 @@ const MONEY_OPS: readonly MoneyOp[] = [
 /**
  * The client's timeout in the "client timeout" cells. It runs on fake time: the simulator holds
  * the attempt (a `hang` fault) and the test moves time by this much once the attempt has
- * arrived, so the timeout fires at that point whatever the machine's speed.
+ * arrived, so the timeout fires at that point whatever the machine's speed. A second, so that
+ * the call's deadline (three of them) leaves room for the retry after 409 in progress (150 to
+ * 600 ms of backoff); on fake time it costs nothing.
  */
-const CLIENT_TIMEOUT_MS = 100;
+const CLIENT_TIMEOUT_MS = 1000;
 
 /** One fault mode. */
 interface FaultMode {

@@ -130,7 +130,10 @@ export function describeScenarios(mode: Mode): void {
     it('creates a member, declares a deposit and reads it back in all eight buckets', async () => {
       const created = objectOf(await client.members.create({ external_member_id: 'shop-user-1' }));
       expect(created).toMatchObject({ external_member_id: 'shop-user-1', status: 'active' });
-      expect(String(created['id'])).toMatch(/^mem_/);
+      // A field of a shape the spec does not show is not checked by the SDK: narrowed before use.
+      const id = created['id'];
+      if (typeof id !== 'string') throw new Error(`expected a string id, got ${JSON.stringify(id)}`);
+      expect(id).toMatch(/^mem_/);
       const member = client.member('shop-user-1');
       expect(await member.balances.list()).toEqual([]);
 
@@ -141,7 +144,7 @@ export function describeScenarios(mode: Mode): void {
       expect(rows[0]).toMatchObject({ asset: 'USDT', ledger_scale: 6 });
       expectBuckets(rows[0]!, { available: '150.25' });
       // The mem_ id addresses the same member.
-      expect(await client.member(String(created['id'])).balances.list()).toEqual(rows);
+      expect(await client.member(id).balances.list()).toEqual(rows);
       // The deposit was signed and keyed, on behalf of the member.
       const [req] = sent('POST', '/v1/deposits');
       expect(req!.headers['x-on-behalf-of']).toBe('shop-user-1');
@@ -313,18 +316,20 @@ export function describeScenarios(mode: Mode): void {
       expect(await later.cards.activate(card.id, { expiry: '08/30', pin: '2468' })).toEqual({ id: card.id, status: 'active' });
     });
 
-    it('activation retries with the same key only what cannot count toward the lock; a 500 or an unknown code is raised after one attempt', async () => {
+    it('activation retries with the same key only what cannot count toward the lock; what may have executed is raised after one attempt', async () => {
       const m = sandbox.state.seedMember({ external_member_id: 'cd-6' });
       const member = client.member('cd-6');
-      // Spec: a mismatch is a 500 api_error that counts; "network errors and upstream 5xx do not count".
+      // Spec: a mismatch is a 500 api_error that counts; "network errors and upstream 5xx do not
+      // count". A reset after sending, a proxy's page and a 409 in progress may hide a counted
+      // attempt: never resent.
       const cases: Array<[Fault, number]> = [
         [{ kind: 'status', status: 500, when: 'before' }, 1],
         [{ kind: 'unknown_code' }, 1],
         [{ kind: 'status', status: 502, when: 'before' }, 2],
         [{ kind: 'status', status: 504, when: 'after' }, 2],
-        [{ kind: 'html', status: 502 }, 2],
-        [{ kind: 'reset' }, 2],
-        [{ kind: 'in_progress' }, 2],
+        [{ kind: 'html', status: 502 }, 1],
+        [{ kind: 'reset' }, 1],
+        [{ kind: 'in_progress' }, 1],
         [{ kind: 'rate_limited', retryAfter: 0, shape: 'flat' }, 2],
       ];
       for (const [fault, attempts] of cases) {

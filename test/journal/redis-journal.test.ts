@@ -8,7 +8,7 @@ import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CallInterruptedError, type JournalClaimRequest, type JournalIntent, type LogFields } from '../../src/index.js';
-import { RedisJournal } from '../../src/redis/index.js';
+import { RedisJournal, RedisStoreError } from '../../src/redis/index.js';
 import { failure, wireClient } from '../helpers/client.js';
 import { WITHDRAWAL } from '../helpers/wire-server.js';
 import { REDIS_SERVER, startRedisServer, type RedisServer } from '../fleet/helpers/redis-server.js';
@@ -171,13 +171,16 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisJournal (real redis-server)', 
       const err = await failure(client.member('ext-1').withdrawals.create(WITHDRAWAL));
       expect(err).toBeInstanceOf(CallInterruptedError);
       expect((err as CallInterruptedError).call?.sent).toBe('no');
-      expect(String((err as Error).cause)).toMatch(/the intent journal could not record \(Redis unavailable/);
+      // The cause says what Redis did: no answer (an outage), not a refusal.
+      expect((err as Error).cause).toBeInstanceOf(RedisStoreError);
+      expect((err as Error).cause).toMatchObject({ kind: 'unreachable', command: 'EVALSHA' });
+      expect(((err as Error).cause as RedisStoreError).key).toMatch(/^merchant-stablecoin:journal:\{[0-9a-f]{32}\}:intents$/);
       await failure(client.member('ext-1').withdrawals.create(WITHDRAWAL));
       expect(ledger.server.calls()).toEqual([]);
       ledger.server.on('GET', '/v1/balances', { body: { data: [], next_cursor: null, has_more: false } });
       await client.member('ext-1').balances.list();
       expect(lines.filter((l) => /Redis unreachable/.test(l.message))).toHaveLength(1);
-      await expect(client.recover({ minAgeMs: 0 })).rejects.toThrow(/could not claim/);
+      await expect(client.recover({ minAgeMs: 0 })).rejects.toBeInstanceOf(RedisStoreError);
       redis.disconnect();
     });
   });

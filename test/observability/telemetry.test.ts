@@ -220,7 +220,8 @@ describe('a 429 pause', () => {
     await client.close();
     freezeClock();
     try {
-      client = traced({ maxRetries: 0 });
+      // A call's deadline bounds its wait for the pause: room for the 60 s.
+      client = traced({ maxRetries: 0, timeoutMs: 120_000 });
       server.on('POST', '/v1/qrpay/quotes', [
         { ...apiError(429, 'rate_limited'), headers: { 'retry-after': '60' } },
         { body: SAMPLES['member.qrpay.quote']!.reply },
@@ -248,7 +249,7 @@ describe('a 429 pause', () => {
     const quotes = byName('qrpay.quote');
     const waits = quotes.map((s) => s.events.filter((e) => e.name === 'rate_limit.wait').length);
     expect(waits).toEqual([0, 1, 0]);
-    // The pause names the sub-limit (never the member); the wait says how long it took, in real time.
+    // The pause names the sub-limit (never the member); the wait says how long it took, on the monotonic clock.
     expect(quotes[0]!.events.find((e) => e.name === 'rate_limit.pause')!.attributes).toEqual({
       bucket: 'orders',
       sub_limit: 'qrpay_quotes',

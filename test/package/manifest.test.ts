@@ -32,7 +32,8 @@ const tsupEntries = [...tsupConfig.matchAll(/^\s*'?([\w-]+)'?:\s*'(src\/[^']+)'/
 
 describe('package.json', () => {
   it('maps every entry to the Node build (ESM and CJS) and, for other runtimes, to the fetch-only build; types first', () => {
-    const entries = Object.entries(pkg.exports).filter(([k]) => k !== './package.json');
+    // `./package.json` and `./openapi.json` are data files, exported as they are.
+    const entries = Object.entries(pkg.exports).filter(([k]) => k !== './package.json' && k !== './openapi.json');
     expect(entries.map(([k]) => k)).toEqual(expect.arrayContaining(['.', './testing', './webhooks']));
     for (const [subpath, target] of entries) {
       expect(typeof target, subpath).toBe('object');
@@ -49,6 +50,7 @@ describe('package.json', () => {
       expect(t['require'], `${subpath} require`).toEqual(cjs);
     }
     expect(pkg.exports['./package.json']).toBe('./package.json');
+    expect(pkg.exports['./openapi.json']).toBe('./openapi.json');
   });
 
   it('builds every exported file from a tsup entry', () => {
@@ -68,9 +70,9 @@ describe('package.json', () => {
     expect(SDK_VERSION).toBe(pkg.version);
   });
 
-  it('ships only dist and the docs, supports Node 20.18.1+, and is side-effect free', () => {
-    expect(pkg.files).toEqual(expect.arrayContaining(['dist']));
-    expect(pkg.files.every((f) => ['dist', 'README.md', 'CHANGELOG.md', 'LICENSE'].includes(f))).toBe(true);
+  it('ships only dist, the OpenAPI document and the docs, supports Node 20.18.1+, and is side-effect free', () => {
+    expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'openapi.json']));
+    expect(pkg.files.every((f) => ['dist', 'openapi.json', 'README.md', 'CHANGELOG.md', 'LICENSE'].includes(f))).toBe(true);
     expect(pkg.engines.node).toBe('>=20.18.1');
     expect(pkg.type).toBe('module');
     expect(pkg.sideEffects).toBe(false);

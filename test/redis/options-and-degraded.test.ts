@@ -9,7 +9,8 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/core/errors.js';
-import { RedisEventStore, RedisRateLimiter, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
+import { RedisEventStore, RedisRateLimiter, RedisStoreError, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
+import { MemoryEventStore } from '../../src/webhooks/index.js';
 
 type Answer = (args: Array<string | number>) => unknown;
 
@@ -53,6 +54,8 @@ describe('options are checked at construction', () => {
     expect(refusedArgument(() => new RedisEventStore({ redis, retentionMs: Number.NaN }))).toBe('retentionMs');
     expect(refusedArgument(() => new RedisEventStore({ redis, prefix: 'has space' }))).toBe('prefix');
     expect(refusedArgument(() => new RedisRateLimiter({ redis, prefix: '{tag}' }))).toBe('prefix');
+    expect(refusedArgument(() => new RedisTokenStore({ redis, prefix: 'app*' }))).toBe('prefix');
+    expect(refusedArgument(() => new RedisTokenStore({ redis, prefix: '' }))).toBe('prefix');
     expect(refusedArgument(() => new RedisRateLimiter({ redis, account: '' }))).toBe('account');
     expect(refusedArgument(() => new RedisRateLimiter({ redis, windowMs: 0 }))).toBe('windowMs');
     expect(refusedArgument(() => new RedisRateLimiter({ redis, marginMs: -1 }))).toBe('marginMs');
@@ -115,13 +118,38 @@ describe('RedisRateLimiter without reaching Redis', () => {
 });
 
 describe('RedisEventStore when commands fail', () => {
-  it('claims in memory while Redis is unreachable, and completes there', async () => {
+  it('by default, throws while Redis is unreachable (the receiver answers 503) and claims nothing anywhere', async () => {
     const redis = fakeRedis();
     const store = new RedisEventStore({ redis, ...quiet });
+    await expect(store.claim('evt_1', 1000)).rejects.toMatchObject({
+      name: 'RedisStoreError',
+      kind: 'unreachable',
+      command: 'EVALSHA',
+      key: 'merchant-stablecoin:webhook-event:evt_1',
+    });
+    // Still down (skipped for retryAfterMs): the same answer, without asking Redis again.
+    await expect(store.claim('evt_1', 1000)).rejects.toBeInstanceOf(RedisStoreError);
+    expect(redis.calls).toHaveLength(1);
+    expect(inspect(store)).toBe("RedisEventStore { prefix: 'merchant-stablecoin', whileRedisIsDown: 'answer-503', degraded: true }");
+  });
+
+  it("with whileRedisIsDown: 'process-risking-duplicates', claims and completes in memory while Redis is unreachable", async () => {
+    const redis = fakeRedis();
+    const store = new RedisEventStore({ redis, whileRedisIsDown: 'process-risking-duplicates', ...quiet });
     expect(await store.claim('evt_1', 1000)).toBe('claimed');
+    expect(await store.claim('evt_1', 1000)).toBe('in_progress');
     await store.complete('evt_1');
     expect(await store.claim('evt_1', 1000)).toBe('duplicate');
-    expect(inspect(store)).toBe("RedisEventStore { prefix: 'merchant-stablecoin', degraded: true }");
+  });
+
+  it('a fallback without the opt-in, or an unknown mode, is refused at construction', () => {
+    const redis = fakeRedis();
+    expect(refusedArgument(() => new RedisEventStore({ redis, fallback: new MemoryEventStore() }))).toBe('fallback');
+    expect(refusedArgument(() => new RedisEventStore({ redis, whileRedisIsDown: 'answer-503', fallback: new MemoryEventStore() }))).toBe(
+      'fallback',
+    );
+    expect(refusedArgument(() => new RedisEventStore({ redis, whileRedisIsDown: 'fallback' as never }))).toBe('whileRedisIsDown');
+    expect(redis.calls).toEqual([]);
   });
 
   it('reads a claim answered as bytes, releases it by script, and releases nothing it never claimed', async () => {
@@ -141,19 +169,28 @@ describe('RedisEventStore when commands fail', () => {
     expect(redis.calls[0]!.find((a) => a.includes(':webhook-event:'))).toMatch(/:webhook-event:sha256:[0-9a-f]{32}$/);
   });
 
-  it('keeps the event as processed in memory when the completion cannot be stored', async () => {
-    const redis = fakeRedis({ EVALSHA: () => 'claimed' });
-    const store = new RedisEventStore({ redis, ...quiet });
-    expect(await store.claim('evt_3', 1000)).toBe('claimed');
-    // SET is not in the table: it fails, and the store falls back for this event.
-    await store.complete('evt_3');
-    expect(await store.claim('evt_3', 1000)).toBe('duplicate');
+  it('a completion that cannot be stored throws by default (the handler logs it), and is kept in memory when opted in', async () => {
+    const strict = new RedisEventStore({ redis: fakeRedis({ EVALSHA: () => 'claimed' }), ...quiet });
+    expect(await strict.claim('evt_3', 1000)).toBe('claimed');
+    // SET is not in the table: it fails.
+    await expect(strict.complete('evt_3')).rejects.toMatchObject({ name: 'RedisStoreError', command: 'SET' });
+
+    const lenient = new RedisEventStore({
+      redis: fakeRedis({ EVALSHA: () => 'claimed' }),
+      whileRedisIsDown: 'process-risking-duplicates',
+      ...quiet,
+    });
+    expect(await lenient.claim('evt_3', 1000)).toBe('claimed');
+    await lenient.complete('evt_3');
+    expect(await lenient.claim('evt_3', 1000)).toBe('duplicate');
   });
 
-  it('treats an unexpected claim reply as a failure and answers from memory', async () => {
-    const redis = fakeRedis({ EVALSHA: () => 42 });
-    const store = new RedisEventStore({ redis, ...quiet });
-    expect(await store.claim('evt_4', 1000)).toBe('claimed');
-    expect(await store.claim('evt_4', 1000)).toBe('in_progress');
+  it('an unexpected claim reply is a configuration mistake: thrown, even when opted into processing while Redis is down', async () => {
+    for (const whileRedisIsDown of ['answer-503', 'process-risking-duplicates'] as const) {
+      const store = new RedisEventStore({ redis: fakeRedis({ EVALSHA: () => 42 }), whileRedisIsDown, ...quiet });
+      await expect(store.claim('evt_4', 1000)).rejects.toMatchObject({ name: 'RedisStoreError', kind: 'misconfigured' });
+      // Nothing was left claimed in memory either: the redelivery meets the same check.
+      await expect(store.claim('evt_4', 1000)).rejects.toMatchObject({ kind: 'misconfigured' });
+    }
   });
 });

@@ -15,6 +15,7 @@ import {
   CallInterruptedError,
   ClockSkewError,
   ConnectionError,
+  OutcomeUnknownError,
   RedirectRefusedError,
   ResponseValidationError,
   TimeoutError,
@@ -506,12 +507,14 @@ describe('9. retryClass is what the retry loop applied; card activation retries 
     expect(new Set(withdrawals()).size).toBe(1);
   });
 
-  it('card activation retries a connection failure before any response, with the same key', async () => {
+  it('card activation does not resend a request reset after it was sent: the outcome is unknown, the key kept', async () => {
     server.on('POST', '/v1/cards/crd_1/activate', [{ reset: true }, { body: { id: 'crd_1', status: 'active' } }]);
-    expect(await client().member('m').cards.activate('crd_1', { expiry: '07/29', pin: '1234' })).toEqual({ id: 'crd_1', status: 'active' });
+    const err = await failure(client().member('m').cards.activate('crd_1', { expiry: '07/29', pin: '1234' }));
     const calls = server.calls();
-    expect(calls).toHaveLength(2);
-    expect(calls[1]!.headers['x-idempotency-key']).toBe(calls[0]!.headers['x-idempotency-key']);
+    expect(calls).toHaveLength(1);
+    expect(err).toBeInstanceOf(OutcomeUnknownError);
+    expect(err).toMatchObject({ idempotencyKey: calls[0]!.headers['x-idempotency-key'], call: { sent: 'maybe', attempts: 1 } });
+    expect((err as OutcomeUnknownError).cause).toBeInstanceOf(ConnectionError);
   });
 
   it('an ApiError says whether it was a replay of an earlier failure', async () => {

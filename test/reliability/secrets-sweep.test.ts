@@ -450,9 +450,11 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
   it('retries through every injected fault, once (recovered) and persisting (raised)', async () => {
     const member = client.member(memberRef);
     // Client timeouts on fake time against held requests (see hangDriver): no race with the clock.
-    const hang = hangDriver(100, captureLogger('timeout'));
+    // A second per attempt: the call's deadline (three of them) leaves room for the backoff after
+    // 409 in progress; on fake time it costs nothing.
+    const hang = hangDriver(1000, captureLogger('timeout'));
     const timeoutClient = newClient('timeout', {
-      timeoutMs: 100,
+      timeoutMs: 1000,
       backoff: { baseDelayMs: 1, inProgressDelayMs: 150, maxDelayMs: 1000 },
       logger: hang.logger,
     });

@@ -42,8 +42,14 @@ describe('the endpoint table', () => {
 
   it('pins the special retry and logging rules', () => {
     const byId = new Map(ENDPOINTS.map((e) => [e.id, e]));
-    expect(byId.get('member.cards.activate')).toMatchObject({ noRetryCodes: ['api_error'], secretFields: ['pin'], idempotent: true });
-    expect(byId.get('member.cards.activate')!.retry).toBeUndefined();
+    const activate = byId.get('member.cards.activate')!;
+    expect(activate).toMatchObject({ secretFields: ['pin'], idempotent: true });
+    expect(activate.lockout?.rule).toMatch(/^three failures lock the card for 24 hours/);
+    expect(activate.lockout?.check).toContain('`active` means it succeeded');
+    expect(activate.retry).toBeUndefined();
+    expect(activate.noRetryCodes).toBeUndefined();
+    // The spec counts failures against the customer on card activation only.
+    expect(ENDPOINTS.filter((e) => e.lockout !== undefined).map((e) => e.id)).toEqual(['member.cards.activate']);
     expect(byId.get('member.remittances.cancel')!.noRetryCodes).toEqual(['api_error']);
     expect(byId.get('member.cards.unfreeze')!.noRetryCodes).toEqual(['api_error']);
     expect(byId.get('member.cards.updateLimits')).toMatchObject({ noRetryCodes: ['api_error'], idempotent: false });
@@ -68,6 +74,10 @@ describe('every endpoint is reachable from the client', () => {
     const client = new MerchantClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'c', apiKey: 'k', signingKey: 's' });
     for (const e of callable) expect(`${e.id}:${typeof resolve(client, e.id)}`).toBe(`${e.id}:function`);
     expect(resolve(client, 'member.nothing.here')).toBeUndefined();
+    // A member-optional endpoint is reached without a member too, and only those are.
+    const optional = callable.filter((e) => e.memberOptional === true).map((e) => e.id.slice('member.'.length));
+    expect(optional).toEqual(['withdrawals.confirm', 'withdrawals.fail']);
+    for (const id of optional) expect(`${id}:${typeof resolve(client, id)}`).toBe(`${id}:function`);
   });
 
   it('each method hands its own descriptor to the pipeline', async () => {
@@ -83,5 +93,17 @@ describe('every endpoint is reachable from the client', () => {
       expect(recorded.endpoint).toBe(e);
       expect(recorded.args.member).toBe(e.memberScoped ? 'ext-42' : undefined);
     }
+  });
+
+  it('the merchant-level form of a member-optional endpoint hands the same descriptor, with no member', async () => {
+    const api = new FakeCaller();
+    const root = fakeRoot(api);
+    api.reply = { id: 'wdr_1', status: 'confirmed' };
+    await root.withdrawals.confirm('wdr_1');
+    await root.withdrawals.fail('wdr_1', { note: 'reverted' });
+    expect(api.calls.map((c) => [c.endpoint.id, c.args.member, c.args.pathParams, c.args.body])).toEqual([
+      ['member.withdrawals.confirm', undefined, { id: 'wdr_1' }, {}],
+      ['member.withdrawals.fail', undefined, { id: 'wdr_1' }, { note: 'reverted' }],
+    ]);
   });
 });

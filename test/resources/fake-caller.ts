@@ -3,7 +3,16 @@ import { ApiPromiseImpl } from '../../src/core/api-promise.js';
 import { toLoosePage } from '../../src/core/loose-page.js';
 import { PageIterator } from '../../src/core/pagination.js';
 import type { ApiPromise, CallArgs, EndpointCaller, ListArgs, LoosePage, Page, PagePromise } from '../../src/core/types.js';
-import { Assets, MemberView, MerchantAccount, MerchantRemittances, Members, Reports, Sandbox } from '../../src/resources/index.js';
+import {
+  Assets,
+  MemberView,
+  MerchantAccount,
+  MerchantRemittances,
+  Members,
+  Reports,
+  Sandbox,
+  Withdrawals,
+} from '../../src/resources/index.js';
 import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
 import type { Root } from './samples.js';
 
@@ -53,6 +62,7 @@ export function fakeRoot(api: EndpointCaller): Root {
     assets: new Assets(api),
     members: new Members(api),
     sandbox: new Sandbox(api),
+    withdrawals: new Withdrawals(api),
     member: (id: string) => new MemberView(api, id),
   };
 }

@@ -5,14 +5,7 @@
  * `balances` copy of `GET /v1/balances` is never validated.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  isLooseObject,
-  ResponseValidationError,
-  type LooseItem,
-  type LoosePage,
-  type MerchantClient,
-  type PagePromise,
-} from '../../src/index.js';
+import { isLooseObject, type LooseItem, type LoosePage, type MerchantClient, type PagePromise } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
 import { startWireServer, type WireServer } from '../helpers/wire-server.js';
 import { balanceRow } from '../schemas/fixtures.js';
@@ -87,14 +80,10 @@ describe('case 3: the nine name-only list GETs accept any JSON value', () => {
     expect(withdrawOn).toBe(true);
   });
 
-  it('an item whose named fields contradict the spec (a numeric id) is still refused, with the path', async () => {
-    server.on('GET', '/v1/assets', { body: { data: [{ id: 'USDT' }, { id: 5 }], next_cursor: null, has_more: false } });
-    const err = await client.assets.list().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(ResponseValidationError);
-    expect((err as ResponseValidationError).issues[0]!.path).toEqual(['data', 1, 'id']);
+  it('an item whose named fields are of another type than the prose implies (a numeric id) passes as received', async () => {
+    const body = { data: [{ id: 'USDT' }, { id: 5, status: null }], next_cursor: null, has_more: false };
+    server.on('GET', '/v1/assets', { body });
+    expect(await client.assets.list().collect(10)).toEqual(body.data);
   });
 });
 

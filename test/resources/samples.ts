@@ -12,7 +12,10 @@ import { Decimal } from '../../src/money.js';
 import * as F from '../schemas/fixtures.js';
 
 /** What the client and a fake root both offer: its namespaces and the member view. */
-export type Root = Pick<MerchantClient, 'merchant' | 'reports' | 'remittances' | 'assets' | 'members' | 'sandbox' | 'member'>;
+export type Root = Pick<
+  MerchantClient,
+  'merchant' | 'reports' | 'remittances' | 'assets' | 'members' | 'sandbox' | 'withdrawals' | 'member'
+>;
 
 export interface Sample {
   /** `METHOD /path?query` exactly as it must arrive. */

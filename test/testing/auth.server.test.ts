@@ -130,31 +130,44 @@ describe('the key’s IP allowlist (server mode: the socket’s address, 127.0.0
   });
 });
 
-describe('the token exchange is signed and verified', () => {
-  it('the SDK’s exchange carries a signature that verifies; a wrong signing key fails it with invalid_signature', async () => {
+describe('the token exchange is unsigned (spec: the signing key is never used for it)', () => {
+  it('the SDK’s exchange carries x-client-id and x-api-key only; a wrong signing key gets a token, and fails at its first write', async () => {
     const { sandbox, client, newClient } = await serve();
     await client.assets.list();
     const exchange = sandbox.requests.find((r) => r.path === '/v1/connect/token')!;
-    expect(exchange.headers['x-signature']).toMatch(/^[A-Za-z0-9+/]{43}=$/);
-    const err = await thrownBy(() => newClient({ signingKey: 'not-the-signing-key' }).assets.list());
+    expect(
+      Object.keys(exchange.headers)
+        .filter((h) => h.startsWith('x-'))
+        .sort(),
+    ).toEqual(['x-api-key', 'x-client-id']);
+    const wrongKey = newClient({ signingKey: 'not-the-signing-key' });
+    await wrongKey.assets.list();
+    expect(sandbox.stats.tokenExchanges).toBe(2);
+    const err = await thrownBy(() => wrongKey.members.create({ external_member_id: 'sig-1' }));
     expect(isApiError(err, 'invalid_signature')).toBe(true);
-    expect(sandbox.stats.tokenExchanges).toBe(1);
   });
 
-  it('no signature headers at all: 401 invalid_signature (sandbox choice); a reused nonce: nonce_reused', async () => {
+  it('the two credential headers alone get a token; signature headers are ignored, not checked; wrong credentials are invalid_credentials', async () => {
     const { sandbox, server } = await serve();
-    const { clientId, apiKey } = sandbox.credentials;
+    const { clientId } = sandbox.credentials;
     const post = (headers: Record<string, string>) => fetch(`${server.url}/v1/connect/token`, { method: 'POST', headers });
-    const unsigned = await post({ 'x-client-id': clientId, 'x-api-key': apiKey });
-    expect(unsigned.status).toBe(401);
-    expect(await unsigned.json()).toMatchObject({ code: 'invalid_signature' });
-    // Wrong credentials are still invalid_credentials, whatever the signature.
-    const wrong = await post({ 'x-client-id': clientId, 'x-api-key': 'wrong' });
-    expect(await wrong.json()).toMatchObject({ code: 'invalid_credentials' });
-    const signed = exchangeHeaders(sandbox);
-    expect((await post(signed)).status).toBe(200);
-    expect(await (await post(signed)).json()).toMatchObject({ code: 'nonce_reused' });
-    expect(sandbox.stats.tokenExchanges).toBe(1);
+    const plain = await post(exchangeHeaders(sandbox));
+    expect(plain.status).toBe(200);
+    expect(await plain.json()).toMatchObject({ token_type: 'Bearer' });
+    const garbage = { 'x-timestamp': '1', 'x-nonce': 'n', 'x-signature': 'not-a-signature' };
+    expect((await post({ ...exchangeHeaders(sandbox), ...garbage })).status).toBe(200);
+    expect((await post({ ...exchangeHeaders(sandbox), ...garbage })).status).toBe(200);
+    const refusedHeaders: Array<Record<string, string>> = [
+      { 'x-client-id': clientId, 'x-api-key': 'wrong' },
+      { 'x-client-id': clientId },
+      {},
+    ];
+    for (const headers of refusedHeaders) {
+      const refused = await post(headers);
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ code: 'invalid_credentials' });
+    }
+    expect(sandbox.stats.tokenExchanges).toBe(3);
   });
 });
 

@@ -4,8 +4,8 @@
  * difference must be one decided below (docs/testing.md, "The simulator's endpoint table"), so
  * a new one fails here until someone decides it.
  *
- * A client flag maps to a simulator mode: `memberScoped` true is `required` and false `none`;
- * `idempotent` likewise. `optional` means the simulator honours the header when sent and does
+ * A client flag maps to a simulator mode: `memberScoped` true is `required` (`optional` with
+ * `memberOptional`) and false `none`; `idempotent` likewise. `optional` means the simulator honours the header when sent and does
  * not require it; `none` means it ignores it.
  */
 import { describe, expect, it } from 'vitest';
@@ -16,12 +16,6 @@ type Mode = 'required' | 'optional' | 'none';
 
 /** Each decided difference: the client's flag, the simulator's mode, and why both stand. */
 const DECIDED: Record<string, { readonly flag: 'member' | 'idempotency'; readonly sim: Mode; readonly why: string }> = {
-  'member POST /v1/withdrawals/{id}/confirm': {
-    flag: 'member',
-    sim: 'optional',
-    why: 'the wdr_ id names the order; when x-on-behalf-of is sent, the order must be that member’s (404 otherwise)',
-  },
-  'member POST /v1/withdrawals/{id}/fail': { flag: 'member', sim: 'optional', why: 'as confirm' },
   'member GET /v1/withdraw-addresses': {
     flag: 'member',
     sim: 'optional',
@@ -68,14 +62,14 @@ const SIMULATOR_ONLY = [
 
 const template = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
 const routes = new Map(ALL_ROUTES.map((r) => [`${r.method} ${template(r.path)}`, r]));
-const expected = (flag: boolean): Mode => (flag ? 'required' : 'none');
+const expected = (flag: boolean, optional = false): Mode => (optional ? 'optional' : flag ? 'required' : 'none');
 
 function differences(): Record<string, { flag: 'member' | 'idempotency'; sim: Mode }> {
   const out: Record<string, { flag: 'member' | 'idempotency'; sim: Mode }> = {};
   for (const e of ENDPOINTS) {
     const r = routes.get(`${e.method} ${e.path}`);
     if (!r) continue;
-    if (r.member !== expected(e.memberScoped)) out[`member ${e.method} ${e.path}`] = { flag: 'member', sim: r.member };
+    if (r.member !== expected(e.memberScoped, e.memberOptional)) out[`member ${e.method} ${e.path}`] = { flag: 'member', sim: r.member };
     if (r.idempotency !== expected(e.idempotent)) out[`idempotency ${e.method} ${e.path}`] = { flag: 'idempotency', sim: r.idempotency };
   }
   return out;
@@ -100,7 +94,7 @@ describe('the simulator’s endpoint table against the client’s', () => {
     for (const e of ENDPOINTS) {
       const r = routes.get(`${e.method} ${e.path}`);
       if (!r) continue;
-      if (!e.memberScoped) expect(r.member, `${e.method} ${e.path}`).not.toBe('required');
+      if (!e.memberScoped || e.memberOptional === true) expect(r.member, `${e.method} ${e.path}`).not.toBe('required');
       if (!e.idempotent) expect(r.idempotency, `${e.method} ${e.path}`).not.toBe('required');
     }
   });

@@ -32,16 +32,14 @@ export function signHeaders(
 }
 
 /**
- * Headers of a signed token exchange (the sandbox verifies its signature like any write's);
- * `credentials` default to the sandbox key's.
+ * Headers of a token exchange: the two credentials, nothing else (the exchange is unsigned: the
+ * signing key is never used for it); `credentials` default to the sandbox key's.
  */
 export function exchangeHeaders(
   sandbox: Sandbox,
-  credentials: { clientId: string; apiKey: string; signingKey: string } = sandbox.credentials,
+  credentials: { clientId: string; apiKey: string } = sandbox.credentials,
 ): Record<string, string> {
-  const ts = String(Math.floor(sandbox.clock.now() / 1000));
-  const sig = signHeaders(credentials.signingKey, 'POST', '/v1/connect/token', '', ts, randomUUID());
-  return { 'x-client-id': credentials.clientId, 'x-api-key': credentials.apiKey, ...sig };
+  return { 'x-client-id': credentials.clientId, 'x-api-key': credentials.apiKey };
 }
 
 /** Transport over `sandbox.handle()`. */

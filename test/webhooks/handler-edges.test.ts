@@ -51,7 +51,7 @@ describe('createWebhookHandler edges', () => {
     expect(again.status).toBe(400);
   });
 
-  it('a store whose claim answers something unknown is a 500 store_error; complete and release failures are logged', async () => {
+  it('a store whose claim answers something unknown is a 503 store_error; complete and release failures are logged', async () => {
     const log = recordingLogger();
     const odd: EventStore = { claim: () => 'maybe' as never, complete: () => undefined, release: () => undefined };
     const strange = createWebhookHandler({ onEvent: () => undefined, store: odd, logger: log.logger });

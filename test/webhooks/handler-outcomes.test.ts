@@ -123,7 +123,7 @@ describe('settings', () => {
 
 describe('what onEvent receives', () => {
   it('the event, lower-case headers, an unaborted signal and the deadline: arrival plus timeoutMs', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.UTC(2026, 0, 1) });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: Date.UTC(2026, 0, 1) });
     const env = card();
     let got: WebhookEventContext | undefined;
     const { handler } = handlerWith({
@@ -144,7 +144,7 @@ describe('what onEvent receives', () => {
 
 describe('the time bound', () => {
   it('onEvent may use up to timeoutMs; beyond it the delivery is answered 503 and its signal aborted', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.UTC(2026, 0, 1) });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: Date.UTC(2026, 0, 1) });
     for (const [takes, status] of [
       [999, 200],
       [1001, 503],
@@ -172,7 +172,7 @@ describe('the time bound', () => {
   });
 
   it('warns when onEvent finishes at 75% of timeoutMs or later (by default), not before', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.UTC(2026, 0, 1) });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: Date.UTC(2026, 0, 1) });
     for (const [takes, warned] of [
       [749, false],
       [750, true],
@@ -194,7 +194,7 @@ describe('the time bound', () => {
   });
 
   it('a late success completes the claim, a late failure releases it, each logged', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.UTC(2026, 0, 1) });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: Date.UTC(2026, 0, 1) });
     for (const outcome of ['succeeds', 'fails'] as const) {
       const env = card();
       const { calls, store } = recordingStore();
@@ -280,14 +280,14 @@ describe('each outcome: the answer, the store and the log line', () => {
     ]);
   });
 
-  it('a store answering something else is a store error: 500, nothing processed', async () => {
+  it('a store answering something else is a store error: 503, nothing processed', async () => {
     const env = card();
     const { store } = recordingStore('maybe');
     let processed = 0;
     const { handler, log } = handlerWith({ store, onEvent: () => void processed++ });
     const r = await handler.handle(JSON.stringify(env), headersFor(env));
     expect(r).toMatchObject({
-      status: 500,
+      status: 503,
       outcome: 'store_error',
       body: { received: false, error: 'store_error', message: 'The receiver could not record the event; deliver again.' },
     });
@@ -301,7 +301,7 @@ describe('each outcome: the answer, the store and the log line', () => {
     ]);
   });
 
-  it('a store whose claim throws: 500, logged at error with the cause', async () => {
+  it('a store whose claim throws: 503 (the service delivers again), nothing processed, logged at warn with the cause', async () => {
     const env = card();
     const { handler, log } = handlerWith({
       store: { claim: () => Promise.reject(new Error('redis down')), complete: () => undefined, release: () => undefined },
@@ -309,13 +309,18 @@ describe('each outcome: the answer, the store and the log line', () => {
     });
     const r = await handler.handle(JSON.stringify(env), headersFor(env));
     expect(r).toMatchObject({
-      status: 500,
+      status: 503,
       outcome: 'store_error',
       event: { event_id: env.event_id },
       body: { received: false, error: 'store_error', message: 'The receiver could not record the event; deliver again.' },
     });
     expect(log.lines).toEqual([
-      { level: 'error', message: 'webhooks: event store claim failed: Error: redis down', fields: fieldsOf(env) },
+      {
+        level: 'warn',
+        message:
+          'webhooks: the event store could not answer; answered 503 without processing, so that the service delivers the event again: Error: redis down',
+        fields: fieldsOf(env),
+      },
     ]);
   });
 
@@ -345,7 +350,7 @@ describe('each outcome: the answer, the store and the log line', () => {
   });
 
   it('onEvent stopping on its abort signal is logged at info, not as a failure', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.UTC(2026, 0, 1) });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: Date.UTC(2026, 0, 1) });
     const env = card();
     const { calls, store } = recordingStore();
     const { handler, log } = handlerWith({

@@ -255,7 +255,7 @@ describe('verification and malformed deliveries', () => {
     expect(processed).toBe(1);
   });
 
-  it('a store failure answers 500 and processes nothing', async () => {
+  it('a store failure answers 503 and processes nothing', async () => {
     let processed = 0;
     const handler = createWebhookHandler({
       logger: {},
@@ -263,7 +263,7 @@ describe('verification and malformed deliveries', () => {
       store: { claim: () => Promise.reject(new Error('redis down')), complete: () => undefined, release: () => undefined },
     });
     const env = card('crd_1', 'active', 1);
-    expect(await handler.handle(JSON.stringify(env), headersFor(env))).toMatchObject({ status: 500, outcome: 'store_error' });
+    expect(await handler.handle(JSON.stringify(env), headersFor(env))).toMatchObject({ status: 503, outcome: 'store_error' });
     expect(processed).toBe(0);
   });
 

@@ -90,4 +90,32 @@ describe('StatusTracker.applyPolled (no version)', () => {
     expect(DEFAULT_TERMINAL_STATES).toEqual({ remittance: ['completed', 'failed', 'canceled', 'refunded'], exchange_order: ['executed'] });
     expect(new StatusTracker().isTerminal('constructor:x', 'anything')).toBe(false);
   });
+
+  it('holds at most maxEntries resources, forgetting the one updated least recently', () => {
+    const t = new StatusTracker({ maxEntries: 2 });
+    t.apply('card:a', 'active', 1);
+    t.apply('card:b', 'active', 1);
+    // A refused (older) event does not count as an update; an applied one does.
+    expect(t.apply('card:a', 'frozen', 2)).toBe(true);
+    t.apply('card:c', 'active', 1); // evicts card:b, the least recently updated
+    expect(t.size).toBe(2);
+    expect(t.get('card:b')).toBeUndefined();
+    expect(t.get('card:a')).toMatchObject({ status: 'frozen', statusVersion: 2 });
+    // A forgotten resource takes its next status as its first (documented).
+    expect(t.apply('card:b', 'unactivated', 0)).toBe(true);
+    expect(t.get('card:a')).toBeUndefined();
+    expect(t.get('card:c')).toBeDefined();
+    expect(t.size).toBe(2);
+  });
+
+  it('holds 100 000 resources by default, and refuses a bound that is not a positive integer', () => {
+    const t = new StatusTracker();
+    for (let i = 0; i <= 100_000; i++) t.apply(`card:${i}`, 'active', 1);
+    expect(t.size).toBe(100_000);
+    expect(t.get('card:0')).toBeUndefined();
+    expect(t.get('card:1')).toBeDefined();
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() => new StatusTracker({ maxEntries: bad })).toThrow(expect.objectContaining({ argument: 'maxEntries' }));
+    }
+  });
 });

@@ -15,12 +15,45 @@ import {
 /** A WHATWG `fetch` function (the global one, msw-intercepted, or any compatible one). */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
-/** Connection errors that happen before a request can leave the client. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+/**
+ * Failures that end an attempt before any byte of the request can have left the client: no
+ * connection (refused, no route, no name, connect timeout), or a TLS handshake that failed on
+ * the certificate (a fetch writes nothing before the handshake completes). Node's codes.
+ */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'HOSTNAME_MISMATCH',
+]);
 
-function notSent(err: unknown): boolean {
-  const cause = (err as { cause?: { code?: unknown } } | undefined)?.cause;
-  return typeof cause?.code === 'string' && NOT_SENT_CODES.has(cause.code);
+/**
+ * The network error inside a fetch rejection: a fetch says only `TypeError: fetch failed`, with
+ * the socket's or the TLS layer's error (its code, its reason) as `cause`.
+ */
+function networkCause(err: unknown): unknown {
+  const cause = (err as { cause?: unknown } | undefined)?.cause;
+  return err instanceof TypeError && cause instanceof Error ? cause : err;
+}
+
+function notSent(cause: unknown): boolean {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && NOT_SENT_CODES.has(code);
 }
 
 /**
@@ -107,7 +140,8 @@ export class FetchTransport implements Transport {
       if (req.body !== undefined) init.body = req.body;
       req.onSent?.();
       const res = await fetchFn(req.origin + req.path, init).catch((err: unknown) => {
-        throw notSent(err) ? new AttemptNotSentError(err) : err;
+        const cause = networkCause(err);
+        throw notSent(cause) ? new AttemptNotSentError(cause) : cause;
       });
       return await readFetchResponse(res, req);
     } catch (err) {

@@ -183,7 +183,53 @@ function dispatchAttempt(dispatcher: Dispatcher, req: TransportRequest): Promise
 }
 
 /** undici's exports, as far as the transport uses them. */
-export type UndiciModule = Pick<typeof Undici, 'Agent'>;
+export type UndiciModule = Pick<typeof Undici, 'Agent' | 'buildConnector'>;
+
+/**
+ * How long `close()` lets the pooled agent close on its own, once no attempt of the SDK's is
+ * running any more, before it destroys what undici still holds: requests the SDK gave up on
+ * (a timeout while they were queued for a connection) and connections still being made (a
+ * stalled TLS handshake would otherwise hold the process until undici's 10 s connect timeout).
+ */
+const CLOSE_GRACE_MS = 1000;
+
+/** An error for what `close()` destroys. */
+function closedError(): Error {
+  return new Error('The client was closed.');
+}
+
+/** A socket as `close()` needs it. */
+interface Destroyable {
+  destroy(error?: Error): void;
+}
+
+/**
+ * Sockets of the pooled agent that are still connecting (TCP or TLS handshake): undici's
+ * `destroy()` cannot reach them, so `close()` destroys them itself.
+ */
+class Connecting {
+  readonly #sockets = new Set<Destroyable>();
+
+  /** undici's own connector (the agent's defaults), each socket tracked until it is connected or failed. */
+  connector(undici: UndiciModule): Undici.buildConnector.connector {
+    // undici's connector returns the socket it makes (its type says void).
+    const connect = undici.buildConnector({}) as (...args: Parameters<Undici.buildConnector.connector>) => Destroyable | undefined;
+    return (options, callback) => {
+      let connected = false;
+      const socket = connect(options, (...args) => {
+        connected = true;
+        if (socket !== undefined) this.#sockets.delete(socket);
+        callback(...args);
+      });
+      if (socket !== undefined && !connected) this.#sockets.add(socket);
+    };
+  }
+
+  destroyAll(): void {
+    for (const socket of this.#sockets) socket.destroy(closedError());
+    this.#sockets.clear();
+  }
+}
 
 let undiciModule: Promise<UndiciModule | undefined> | undefined;
 
@@ -218,6 +264,10 @@ export class UndiciTransport implements Transport {
   readonly #owned: boolean;
   #closed = false;
   #closing: Promise<void> | undefined;
+  readonly #connecting = new Connecting();
+  /** Attempts running (not yet settled), and who waits for them all to end. */
+  #live = 0;
+  #idle: Array<() => void> = [];
 
   constructor(dispatcher?: UndiciDispatcher, fallback?: () => Transport, load = loadUndici) {
     this.#owned = dispatcher === undefined;
@@ -228,9 +278,20 @@ export class UndiciTransport implements Transport {
 
   send(req: TransportRequest): Promise<TransportResponse> {
     const dispatcher = this.#dispatcher;
-    if (dispatcher !== undefined) return dispatchAttempt(dispatcher, req);
+    if (dispatcher !== undefined) return this.#track(dispatchAttempt(dispatcher, req));
     if (this.#fallback !== undefined) return this.#fallback.send(req);
     return this.#ownAgent().then(() => this.send(req));
+  }
+
+  /** Counts an attempt as running until it settles (close() waits for those, bounded by their own timers). */
+  #track(attempt: Promise<TransportResponse>): Promise<TransportResponse> {
+    this.#live++;
+    const done = (): void => {
+      if (--this.#live > 0) return;
+      for (const wake of this.#idle.splice(0)) wake();
+    };
+    attempt.then(done, done);
+    return attempt;
   }
 
   #ownAgent(): Promise<void> {
@@ -240,7 +301,7 @@ export class UndiciTransport implements Transport {
         this.#fallback = this.#makeFallback();
         return;
       }
-      const agent = new undici.Agent({ keepAliveTimeout: 10_000, connections: 64 });
+      const agent = new undici.Agent({ keepAliveTimeout: 10_000, connections: 64, connect: this.#connecting.connector(undici) });
       // Closed before its first call: the agent is closed too, so calls fail as after close().
       if (this.#closed) await agent.close();
       this.#dispatcher = agent;
@@ -255,9 +316,30 @@ export class UndiciTransport implements Transport {
   async #closeOnce(): Promise<void> {
     if (!this.#owned) return;
     this.#closed = true;
-    if (this.#dispatcher !== undefined) await this.#dispatcher.close();
+    const agent = this.#dispatcher;
+    if (agent !== undefined) await this.#closeAgent(agent);
     // Still loading: the agent is closed as soon as it exists (see #ownAgent).
     else if (this.#creating !== undefined) await this.#creating.catch(() => undefined);
     await this.#fallback?.close();
+  }
+
+  /**
+   * Lets the attempts still running end (each has its own timeout), then closes the agent; what
+   * it still holds after a short grace (attempts given up on, stalled connects) is destroyed,
+   * so that close() neither waits for undici's connect timeout nor leaves the process alive.
+   */
+  async #closeAgent(agent: Dispatcher): Promise<void> {
+    if (this.#live > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
+    const closed = agent.close().then(
+      () => true,
+      () => true,
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_GRACE_MS)));
+    const inTime = await Promise.race([closed, late]);
+    clearTimeout(timer);
+    if (inTime) return;
+    this.#connecting.destroyAll();
+    await agent.destroy(closedError()).catch(() => undefined);
   }
 }

@@ -156,9 +156,17 @@ export class MemberCards {
    * Activates a physical card (`POST /v1/cards/{id}/activate`). Irreversible. Verify the end
    * user yourself before calling. Success is also signalled by `card.activated`.
    *
-   * Scope: not shown. Member-scoped. Idempotency key required. Moves no funds. Never retried
-   * automatically: a details mismatch returns 500 `api_error` and counts toward the 3 failures
-   * that lock the card for 24 hours (unlocking is manual). The request body (PIN) is never logged.
+   * Scope: not shown. Member-scoped. Idempotency key required. Moves no funds. Never resent once
+   * an attempt may have executed: a details mismatch returns 500 `api_error` and counts toward the
+   * 3 failures that lock the card for 24 hours (unlocking is manual), and a 500 is not stored under
+   * the key, so a resend could count again. A 500, a 409 in progress or an unknown code ends the
+   * call as that `ApiError` (`retryClass` `never`); a reset or a timeout after sending, or a proxy's
+   * 5xx page, ends it with `OutcomeUnknownError`. Then read the card
+   * ({@link MemberCards.retrieve}): `active` means it succeeded; any other status cannot tell a
+   * counted failure from a request never processed, so ask the user to check the details before a
+   * new attempt. Retried with the same key only what cannot count: a 429, a failure before
+   * sending, 502 `upstream_error` and 504 `upstream_timeout`. The request body (PIN) is never
+   * logged.
    *
    * Rules: the card is physical and `unactivated`, has left inventory, and has no active lock.
    * An already `active` card returns 200 without counting a failure.
@@ -170,6 +178,7 @@ export class MemberCards {
    * @param cardId - `crd_<uuid>`.
    * @returns `{id, status: 'active'}`.
    * @throws InvalidArgumentError before sending when `expiry` is not `MM/YY` or `pin` is empty.
+   * @throws OutcomeUnknownError when an attempt may have executed and its answer never came.
    */
   activate(cardId: string, params: CardActivateParams, options?: CallOptions): ApiPromise<CardStatusResult> {
     const id = checkId(cardId, 'cardId');

@@ -72,9 +72,11 @@ export class MemberWithdrawals {
    * Confirms a withdrawal after the merchant paid on-chain (`POST /v1/withdrawals/{id}/confirm`);
    * the `withdrawing` hold is cleared. Callable while the withdraw line is halted.
    *
-   * Scope: not shown. Member-scoped (assumed: the order is the member's, like the debit).
-   * Idempotency key sent (assumed: it moves funds). Moves funds. Request and response shapes:
-   * not shown, so `params` is sent as given (default `{}`) and the result is loosely typed.
+   * Scope: not shown. Member optional: sent here with `x-on-behalf-of` for this member (the order
+   * is the member's, like the debit); `client.withdrawals.confirm` sends none, for a member
+   * suspended since the debit (`member_not_found` here). Idempotency key sent (assumed: it moves
+   * funds). Moves funds. Request and response shapes: not shown, so `params` is sent as given
+   * (default `{}`) and the result is the body as received.
    *
    * Errors: not shown beyond the catalogue's `merchant_custody_shortfall` (confirming would make
    * the merchant's custody declaration for the asset negative).
@@ -93,8 +95,9 @@ export class MemberWithdrawals {
    * Fails a withdrawal whose on-chain payment failed (`POST /v1/withdrawals/{id}/fail`); the funds
    * return to `available`. Callable while the withdraw line is halted.
    *
-   * Scope: not shown. Member-scoped (assumed, as for confirm). Idempotency key sent (assumed: it
-   * moves funds). Moves funds. Shapes not shown: `params` sent as given (default `{}`), loose result.
+   * Scope: not shown. Member optional: sent here with `x-on-behalf-of` (as for confirm);
+   * `client.withdrawals.fail` sends none. Idempotency key sent (assumed: it moves funds). Moves
+   * funds. Shapes not shown: `params` sent as given (default `{}`), the result as received.
    *
    * Errors: not shown.
    *

@@ -9,6 +9,7 @@ import type { SandboxResponse } from '../responses.js';
 import type { SandboxRequest } from '../service.js';
 import { controlRoutes } from './control-routes.js';
 import { AdminError, adminHtml, adminJson, matchPath, objectBody, type AdminRoute } from './http.js';
+import { openApiResponse } from './openapi.js';
 import { stateRoutes } from './state-routes.js';
 import { membersView, type AdminHost } from './views.js';
 
@@ -39,6 +40,7 @@ export function adminRoutes(host: AdminHost): AdminRoute[] {
   return [
     { method: 'GET', path: `${PREFIX}/`, run: () => adminHtml(renderInspector(host)) },
     { method: 'GET', path: `${PREFIX}/state`, run: () => adminJson(200, summary(host)) },
+    { method: 'GET', path: `${PREFIX}/openapi.json`, run: openApiResponse },
     ...stateRoutes(host, armed),
     ...controlRoutes(host, armed),
   ];

@@ -42,7 +42,8 @@ function readSeed(file: string): SandboxSeed {
 function banner(server: SandboxServer, credentials: { clientId: string; apiKey: string; signingKey: string }, seeded: string): string {
   return [
     `# Merchant Stablecoin sandbox listening on ${server.url}`,
-    `# Inspector page and admin API: ${server.url}/__sandbox/${seeded}`,
+    `# Inspector page and admin API: ${server.url}/__sandbox/`,
+    `# OpenAPI document (generate a client from it): ${server.url}/__sandbox/openapi.json${seeded}`,
     `export MERCHANT_API_BASE_URL=${shellQuote(server.url)}`,
     `export MERCHANT_API_CLIENT_ID=${shellQuote(credentials.clientId)}`,
     `export MERCHANT_API_KEY=${shellQuote(credentials.apiKey)}`,

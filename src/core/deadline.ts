@@ -1,0 +1,50 @@
+/**
+ * A call's deadline: `timeoutMs × (maxRetries + 1)` after it started, on the monotonic clock
+ * (`performance.now()`). It bounds everything the call waits for besides its attempts, which the
+ * transport bounds with the rest of it: the token (a renewal shared with other calls goes on for
+ * them), the limiter, a 429 pause of its bucket, the backoff.
+ */
+
+/** setTimeout's largest delay; a deadline further away than this gets no timer (nothing waits 24 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The reason a call's wait ends with when its deadline passes (the pipeline turns it into a `TimeoutError`). */
+export class DeadlinePassed extends Error {
+  override name = 'DeadlinePassed';
+  constructor() {
+    super('deadline');
+  }
+}
+
+/** What the waits of one call end on: the caller's abort, or its deadline. */
+export interface CallWaits {
+  readonly signal: AbortSignal;
+  /** Clears the timer and the listener (the call has ended). */
+  dispose(): void;
+}
+
+/** Milliseconds left until `deadline` (a `performance.now()` time). */
+export function remainingMs(deadline: number): number {
+  return deadline - performance.now();
+}
+
+/**
+ * A signal that aborts with the caller's reason when `caller` aborts, or with
+ * {@link DeadlinePassed} at `deadline`. Made only when a call has to wait: a call that goes
+ * straight to the wire makes none.
+ */
+export function waitsUntil(deadline: number, caller: AbortSignal | undefined): CallWaits {
+  const controller = new AbortController();
+  const left = Math.max(0, remainingMs(deadline));
+  const timer = left > MAX_TIMER_MS ? undefined : setTimeout(() => controller.abort(new DeadlinePassed()), left);
+  const onAbort = (): void => controller.abort(caller?.reason);
+  if (caller?.aborted) onAbort();
+  else caller?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onAbort);
+    },
+  };
+}

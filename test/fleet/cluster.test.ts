@@ -1,0 +1,152 @@
+/**
+ * Issue 24: the three fleet stores on a real 3-master Redis Cluster (`redis-server
+ * --cluster-enabled yes` ×3 on loopback, joined by `redis-cli --cluster create`), through
+ * ioredis' `Cluster`, as the ACL user of docs/fleet.md plus its Cluster line (set on every node:
+ * ACLs are per node). Keys one script touches share a hash tag, so no script meets CROSSSLOT;
+ * keys of different events or accounts spread over the masters.
+ *
+ * Skipped, loudly, when redis-server or redis-cli is missing. Waits are on events (replies, the
+ * cluster's own state); the hooks' limits are hang guards for a loaded machine.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Cluster, Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TokenManager } from '../../src/core/token-manager.js';
+import { RedisEventStore, RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
+import { manualClock } from '../helpers/manual-clock.js';
+import { bucketKey, tokenKeys } from './helpers/keys.js';
+import { REDIS_CLI, REDIS_SERVER, startCluster, warnClusterSkipped, type RedisCluster } from './helpers/redis-server.js';
+
+const DOC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'fleet.md');
+const PASSWORD = 'cluster-acl-password-51d7';
+const CAN_RUN = REDIS_SERVER !== undefined && REDIS_CLI !== undefined;
+if (!CAN_RUN) warnClusterSkipped();
+
+/** The ACL lines of docs/fleet.md (the user, then the Cluster's extra commands), as ACL SETUSER arguments. */
+function documentedAcl(): string[][] {
+  const lines = readFileSync(DOC, 'utf8').match(/^ACL SETUSER merchant-stablecoin .*$/gm) ?? [];
+  expect(lines.length).toBe(2);
+  return lines.map((l) => l.replace('>CHANGE-ME', `>${PASSWORD}`).split(/\s+/).slice(3));
+}
+
+const token = (value: string) => ({ token: value, expiresAt: Math.floor(Date.now() / 1000) + 1800 });
+/** A healthy Cluster answering slowly on a loaded machine is not an outage (not what this tests). */
+const PATIENT = { commandTimeoutMs: 120_000 } as const;
+
+describe.skipIf(!CAN_RUN)('the fleet stores on a 3-master Redis Cluster (real redis-server ×3, ioredis Cluster)', () => {
+  let cluster: RedisCluster;
+  const admins: Redis[] = [];
+  const clients: Cluster[] = [];
+  const connect = (): Cluster => {
+    const c = new Cluster([...cluster.nodes], {
+      redisOptions: { username: 'merchant-stablecoin', password: PASSWORD, maxRetriesPerRequest: 1 },
+    });
+    c.on('error', () => undefined);
+    clients.push(c);
+    return c;
+  };
+  /** The master that holds `key`, by its port. */
+  const nodeOf = async (key: string): Promise<number> => {
+    const slot = Number(await admins[0]!.call('CLUSTER', 'KEYSLOT', key));
+    const slots = (await admins[0]!.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+    return slots.find(([from, to]) => slot >= from && slot <= to)![2][1];
+  };
+
+  beforeAll(async () => {
+    cluster = await startCluster(3);
+    for (const node of cluster.nodes) {
+      const admin = new Redis(node.port, node.host);
+      admins.push(admin);
+      for (const rules of documentedAcl()) expect(await admin.call('ACL', 'SETUSER', 'merchant-stablecoin', ...rules)).toBe('OK');
+    }
+  }, 180_000);
+  afterAll(async () => {
+    for (const c of clients) c.disconnect();
+    for (const a of admins) a.disconnect();
+    await cluster?.stop();
+  }, 60_000);
+
+  it('token store: ten instances renewing at once make one exchange; the token, lock and counter share a slot', async () => {
+    const key = 'merchant-stablecoin:token:cluster';
+    let exchanges = 0;
+    const managers = Array.from(
+      { length: 10 },
+      () =>
+        new TokenManager({
+          store: new RedisTokenStore({ redis: connect(), lockTtlMs: 60_000, lockWaitMs: 120_000, ...PATIENT }),
+          key,
+          exchange: () => Promise.resolve(token(`tok_cluster_${++exchanges}`)),
+          now: Date.now,
+          renewBeforeSeconds: 60,
+        }),
+    );
+    const got = await Promise.all(managers.map((m) => Promise.resolve(m.get())));
+    expect(exchanges).toBe(1);
+    expect(new Set(got)).toEqual(new Set(['tok_cluster_1']));
+    const k = tokenKeys(key);
+    const slots = await Promise.all([k.token, k.lock, k.renewals].map((x) => admins[0]!.call('CLUSTER', 'KEYSLOT', x)));
+    expect(new Set(slots).size).toBe(1);
+    const holder = new Redis(await nodeOf(k.token), '127.0.0.1');
+    admins.push(holder);
+    expect(await holder.exists(k.token)).toBe(1);
+    expect(await holder.get(k.renewals)).toBe('1');
+    console.log(`[fleet] Cluster: 10 instances renewing at once → ${exchanges} token exchange`);
+  });
+
+  it('event store: of 50 concurrent claims from five instances one wins; completion and release hold across instances; events spread over the masters', async () => {
+    const stores = Array.from({ length: 5 }, () => new RedisEventStore({ redis: connect(), ...PATIENT }));
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => stores[i % 5]!.claim('evt_cluster_race', 60_000)));
+    expect(results.filter((r) => r === 'claimed')).toHaveLength(1);
+    const winner = stores[results.indexOf('claimed') % 5]!;
+    await winner.complete('evt_cluster_race');
+    expect(await stores[(results.indexOf('claimed') + 1) % 5]!.claim('evt_cluster_race', 60_000)).toBe('duplicate');
+
+    expect(await stores[0]!.claim('evt_cluster_fail', 60_000)).toBe('claimed');
+    await stores[0]!.release('evt_cluster_fail');
+    expect(await stores[1]!.claim('evt_cluster_fail', 60_000)).toBe('claimed');
+
+    const ids = Array.from({ length: 30 }, (_, i) => `evt_cluster_${i}`);
+    for (const id of ids) expect(await stores[0]!.claim(id, 60_000)).toBe('claimed');
+    const masters = new Set(await Promise.all(ids.map((id) => nodeOf(`merchant-stablecoin:webhook-event:${id}`))));
+    expect(masters.size).toBeGreaterThan(1);
+    console.log(`[fleet] Cluster: 50 concurrent claims → 1 claimed; 30 events on ${masters.size} masters`);
+  });
+
+  it('rate limiter: two instances share one window and one pause, whichever master holds the account', async () => {
+    const clock = manualClock();
+    const opts = { account: 'cid_cluster', quotas: { orders: 5 }, windowMs: 60_000, marginMs: 0, clock, ...PATIENT };
+    const a = new RedisRateLimiter({ redis: connect(), ...opts });
+    const b = new RedisRateLimiter({ redis: connect(), ...opts });
+    await Promise.all([a, b, a, b, a].map((l) => l.acquire('orders')));
+    const holder = new Redis(await nodeOf(bucketKey('cid_cluster', 'orders')), '127.0.0.1');
+    admins.push(holder);
+    expect(await holder.zcard(bucketKey('cid_cluster', 'orders'))).toBe(5);
+
+    // The sixth waits on the shared clock until the oldest admission leaves the window.
+    let sixth = false;
+    const asleep = new Promise<void>((resolve) => clock.onSleep(resolve));
+    const pending = b.acquire('orders').then(() => (sixth = true));
+    await asleep;
+    expect(sixth).toBe(false);
+    clock.advance(60_000 + 15);
+    await pending;
+    expect(sixth).toBe(true);
+
+    // A pause from one instance holds the other, for that bucket only.
+    a.pause('reads', 1000, 'swift_search');
+    a.pause('deposits', 1000);
+    // The pause is sent on its own time: wait until it has landed (the key appears on its master).
+    while ((await holder.get(`${bucketKey('cid_cluster', 'deposits')}:pause`)) === null);
+    let deposits = false;
+    const pausedAsleep = new Promise<void>((resolve) => clock.onSleep(resolve));
+    const depositsDone = b.acquire('deposits').then(() => (deposits = true));
+    await pausedAsleep;
+    expect(deposits).toBe(false);
+    await b.acquire('reads'); // the sub-limit's pause holds only its own calls
+    clock.advance(1000 + 15);
+    await depositsDone;
+    console.log('[fleet] Cluster: two limiters → 5 admitted of quota 5, the sixth waited for the window; a pause held the other instance');
+  });
+});
