@@ -4,7 +4,7 @@ import { bucketOf, subLimitOf } from '../spec/rate-limits.js';
 import type { PreparedCall } from './call.js';
 import { nonNegativeInt, positiveInt } from './checks.js';
 import type { JournalIntent } from './journal.js';
-import { fieldsOf, settles, wallClockNow, type JournalHook } from './journal-hook.js';
+import { fieldsOf, neverResent, settles, wallClockNow, type JournalHook } from './journal-hook.js';
 import { log, printable, type Logger } from './logger.js';
 import { isSignedMethod } from './signing.js';
 import type { ResponseMeta, WithResponse } from './types.js';
@@ -13,9 +13,13 @@ import type { ResponseMeta, WithResponse } from './types.js';
 export interface RecoverOptions {
   /**
    * Leave intents younger than this alone (ms; default 300 000, five minutes): they may belong to
-   * a call still in flight in a live instance. Keep it above the longest a call of yours can take
-   * (its attempts, backoff and `Retry-After` waits included).
-   * Pass 0 when no other instance can be sending, e.g. a single instance at start-up.
+   * a call still in flight in a live instance. No call outlives its deadline,
+   * `timeoutMs × (maxRetries + 1)` from the moment it is made (90 s with the defaults; its record
+   * in the journal, its waits and its attempts all fit in it: docs/going-to-production.md, "The
+   * deadline of a call"). Keep `minAgeMs` above the longest deadline your calls are given (per-call
+   * `timeoutMs` and `maxRetries` included), plus the largest difference between your hosts' wall
+   * clocks (`createdAt` is the recording host's). Pass 0 when no other instance can be sending,
+   * e.g. a single instance at start-up.
    */
   readonly minAgeMs?: number;
   /**
@@ -71,7 +75,9 @@ export interface IntentToCheck extends RecoveredIntentBase {
   /**
    * - `expired`: recorded too long ago (past the window minus `windowMarginMs`): the same key would
    *   be a new request. Settled.
-   * - `withheld`: its body held a secret (a card activation's PIN) and was never kept. Settled.
+   * - `withheld`: never sent again: the service counts the endpoint's failures against the
+   *   customer (a card activation; its body, with the PIN, was never kept). `check` says what to
+   *   read (the card) and what its status means. Settled.
    * - `skipped`: this client cannot send it (an endpoint this SDK version does not know, or an
    *   intent of another scope returned by a faulty journal). Left open.
    */
@@ -150,14 +156,17 @@ async function recoverOne(
     const why = endpoint === undefined ? 'endpoint unknown to this SDK version' : 'another scope';
     return { intent, outcome: 'skipped', settled: false, check: `not sent by this client (${why}): ${checkFor(intent)}` };
   }
-  if (intent.withheld || expired) {
-    return { intent, outcome: intent.withheld ? 'withheld' : 'expired', check: checkFor(intent), settled: await deps.hook.settle(intent) };
+  // A lockout endpoint's intent is never resent, whatever its record says (one written by an older version).
+  const withheld = intent.withheld || neverResent(endpoint);
+  if (withheld || expired) {
+    const check = endpoint.lockout === undefined ? checkFor(intent) : withParams(endpoint.lockout.check, endpoint.path, intent.path);
+    return { intent, outcome: withheld ? 'withheld' : 'expired', check, settled: await deps.hook.settle(intent) };
   }
   try {
     const { data, response } = await deps.send(preparedOf(intent, endpoint, deps.basePath, signal), endpoint);
     return { intent, outcome: 'resent', result: data, response, settled: await deps.hook.settle(intent) };
   } catch (error) {
-    return { intent, outcome: 'failed', error, settled: settles(error) && (await deps.hook.settle(intent)) };
+    return { intent, outcome: 'failed', error, settled: settles(error, endpoint) && (await deps.hook.settle(intent)) };
   }
 }
 
@@ -196,4 +205,13 @@ function checkFor(intent: JournalIntent): string {
     ? 'GET /v1/balances (same member; a withdrawal sits in withdrawing)'
     : 'GET /v1/merchant/balances';
   return `no GET by id in the spec: ${where} shows whether the funds moved; quote the idempotency key to support`;
+}
+
+/** `text` with the route's parameters (`{id}`) replaced by the intent's: `GET /v1/cards/crd_1`. */
+function withParams(text: string, route: string, path: string): string {
+  const names: string[] = [];
+  const source = route.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name: string) => (names.push(name), '([^/?]+)'));
+  const values = new RegExp(`${source}(?:\\?|$)`).exec(path);
+  if (values === null) return text;
+  return names.reduce((t, name, i) => t.replaceAll(`{${name}}`, values[i + 1]!), text);
 }

@@ -3,8 +3,8 @@
  * known": enough to send the same bytes again with the same key after the process died.
  *
  * Written by the SDK; a journal stores it as given (as JSON, for example) and hands it back
- * unchanged. It holds no secret: no token, no signature, and no body at all when the body had a
- * secret field (a card activation's PIN).
+ * unchanged. It holds no secret: no token, no signature, and no body at all for a call that is
+ * never resent (a card activation, whose body holds the PIN).
  */
 export interface JournalIntent {
   /** The idempotency key every attempt carries: the intent's identity within its scope. */
@@ -27,8 +27,10 @@ export interface JournalIntent {
    */
   readonly body: string | null;
   /**
-   * True when the body had a secret field (a PIN) and was therefore not kept: such an intent is
-   * never sent again, only reported for a check of the object's state.
+   * True for an intent that is never sent again, only reported for a check of the object's
+   * state, and whose body is therefore not kept: a call whose failures the service counts against
+   * the customer (a card activation: three lock the card for 24 hours, and a resend could be one
+   * more), or whose body had a secret field (the activation's PIN).
    */
   readonly withheld: boolean;
   /** `x-on-behalf-of` of a member-scoped call, else `null`. */

@@ -68,7 +68,9 @@ export class Pipeline implements EndpointCaller {
     const journal = this.#settings.journal;
     // Without a journal, or for a call it does not cover, nothing is added to the call's path.
     if (journal === undefined || !journaled(endpoint)) return this.send(call, endpoint);
-    return journal.track(call, endpoint, () => this.send(call, endpoint));
+    // The record is part of the call: its deadline counts from here, and bounds the record too.
+    const tracked: PreparedCall = { ...call, startedAt: performance.now() };
+    return journal.track(tracked, endpoint, this.#runner.budgetOf(tracked), () => this.send(tracked, endpoint));
   }
 
   /** Runs a prepared call's attempts with a token and reads its result (recovery resends through it too). */

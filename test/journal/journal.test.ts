@@ -5,8 +5,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  AbortError,
   ApiError,
   CallInterruptedError,
+  OutcomeUnknownError,
+  TimeoutError,
   MemoryJournal,
   type MerchantSdkError,
   type IntentJournal,
@@ -199,6 +202,92 @@ describe('when an intent is settled, and when it stays open', () => {
     const { err, open } = await failing(() => ({ status: 201, body: '{"id": 1' }));
     expect(err.name).toBe('AcceptedButUnreadableError');
     expect(open).toEqual([]);
+  });
+});
+
+describe('card activation: settled on a stored answer, left open when it may have executed', () => {
+  /** One activation that fails as `reply` says (the client's retries on), and what it left. */
+  async function activation(reply: Parameters<Ledger['interpose']>[1]) {
+    const journal = new MemoryJournal();
+    ledger.interpose('activation', reply);
+    const err = (await failure(client(journal).member(MEMBER).cards.activate('crd_1', { expiry: '08/29', pin: PIN }))) as MerchantSdkError;
+    return { err, open: journal.open(), sent: ledger.server.calls().filter((c) => c.url === ROUTES.activation).length };
+  }
+
+  it.each([
+    ['a reset after sending: OutcomeUnknownError', () => ({ reset: true }), OutcomeUnknownError],
+    ['a proxy page: OutcomeUnknownError', () => ({ status: 502, body: '<html>bad gateway</html>' }), OutcomeUnknownError],
+    ['a 500 (a counted mismatch, not stored under the key)', () => apiError(500, 'api_error'), ApiError],
+    ['409 in progress (the first may end in a counted 500)', () => apiError(409, 'idempotency_in_progress'), ApiError],
+    ['an unknown code (treated as api_error)', () => apiError(500, 'brand_new_code'), ApiError],
+  ])('leaves open %s, sent once', async (_, reply, type) => {
+    const { err, open, sent } = await activation(reply);
+    expect(err).toBeInstanceOf(type);
+    if (err instanceof ApiError) expect(err.retryClass).toBe('never');
+    expect(sent).toBe(1);
+    expect(open).toEqual([
+      expect.objectContaining({ key: err.idempotencyKey, endpoint: 'member.cards.activate', withheld: true, body: null }),
+    ]);
+  });
+
+  it.each([
+    ['a stored business answer (state_invalid)', () => apiError(400, 'state_invalid')],
+    ['product_not_available', () => apiError(400, 'product_not_available')],
+    ['a 404', () => apiError(404, 'not_found')],
+  ])('settles %s', async (_, reply) => {
+    const { err, open, sent } = await activation(reply);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(sent).toBe(1);
+    expect(open).toEqual([]);
+  });
+});
+
+describe("the record is one of the call's waits", () => {
+  it("a record that never completes ends at the call's deadline: TimeoutError, nothing sent, the late record settled", async () => {
+    const settled: string[] = [];
+    const hanging: IntentJournal = {
+      record: () => new Promise<void>(() => undefined),
+      settle: (_, key) => (settled.push(key), Promise.resolve()),
+      claim: () => Promise.resolve([]),
+    };
+    const err = (await failure(
+      client(hanging, { timeoutMs: 200, maxRetries: 1 }).member(MEMBER).withdrawals.create(WITHDRAWAL),
+    )) as MerchantSdkError;
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.message).toMatch(
+      /^The call's deadline \(400 ms: timeoutMs 200 × 2 attempts\) passed while the intent journal recorded it, so nothing was sent \(POST \/v1\/withdrawals\)/,
+    );
+    expect(err.call).toEqual({ idempotencyKey: err.idempotencyKey, sent: 'no', status: undefined, requestId: undefined, attempts: 0 });
+    expect(ledger.server.requests).toEqual([]);
+    expect(settled).toEqual([err.idempotencyKey]);
+  });
+
+  it("the caller's abort ends it too: AbortError, nothing sent", async () => {
+    let recording!: () => void;
+    const started = new Promise<void>((resolve) => (recording = resolve));
+    const hanging: IntentJournal = {
+      record: () => (recording(), new Promise<void>(() => undefined)),
+      settle: () => Promise.resolve(),
+      claim: () => Promise.resolve([]),
+    };
+    const stop = new AbortController();
+    void started.then(() => stop.abort(new Error('shutting down')));
+    const err = (await failure(client(hanging).member(MEMBER).withdrawals.create(WITHDRAWAL, { signal: stop.signal }))) as MerchantSdkError;
+    expect(err).toBeInstanceOf(AbortError);
+    expect(err.call?.sent).toBe('no');
+    expect(ledger.server.requests).toEqual([]);
+  });
+
+  it('a timeout after sending leaves the intent open', async () => {
+    const journal = new MemoryJournal();
+    // Executed by nobody, answered never: only the client's deadline ends the call.
+    ledger.interpose('withdrawal', () => new Promise(() => undefined));
+    const err = (await failure(
+      client(journal, { timeoutMs: 200, maxRetries: 0 }).member(MEMBER).withdrawals.create(WITHDRAWAL),
+    )) as MerchantSdkError;
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.call?.sent).toBe('maybe');
+    expect(journal.open().map((i) => i.key)).toEqual([err.idempotencyKey]);
   });
 });
 

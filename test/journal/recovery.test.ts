@@ -176,16 +176,48 @@ describe('recover() sends open intents again', () => {
 });
 
 describe('recover() reports instead of sending', () => {
-  it('a card activation: its PIN was never kept, so it is reported for a check of the card', async () => {
-    ledger.interpose('activation', () => ({ reset: true }));
-    await failure(client({ maxRetries: 0 }).member(MEMBER).cards.activate('crd_1', { expiry: '08/29', pin: '8642' }));
+  it.each([
+    ['a reset after sending (OutcomeUnknownError)', () => ({ reset: true })],
+    ['a 500 (retryClass never there: a resend could be one more counted failure)', () => apiError(500, 'api_error')],
+  ])('a card activation left open by %s: reported for a check of the card, never sent again', async (_, reply) => {
+    ledger.interpose('activation', reply);
+    // The client's retries stay on: the lockout, not maxRetries, is what stops the resend.
+    await failure(client().member(MEMBER).cards.activate('crd_1', { expiry: '08/29', pin: '8642' }));
     ledger.interpose('activation', undefined);
+    expect(journal.open()).toHaveLength(1);
     const report = await client().recover({ minAgeMs: 0 });
     expect(report.intents).toHaveLength(1);
     const [entry] = report.intents as IntentToCheck[];
-    expect(entry).toMatchObject({ outcome: 'withheld', settled: true, check: `GET /v1/cards/crd_1 shows whether it happened` });
+    expect(entry).toMatchObject({ outcome: 'withheld', settled: true });
+    // The descriptor's lockout check, naming this card.
+    expect(entry!.check).toBe(
+      'read the card (GET /v1/cards/crd_1): `active` means it succeeded; any other status cannot tell a counted failure from a request never processed, so ask the user to check the expiry and PIN before a new attempt',
+    );
     expect(ledger.server.calls().filter((c) => c.url === ROUTES.activation)).toHaveLength(1);
     expect(journal.open()).toEqual([]);
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        level: 'info',
+        message: 'recovery: intent withheld',
+        fields: expect.objectContaining({ check: entry!.check }),
+      }),
+    );
+  });
+
+  it('an activation recorded with its body (as no version of the SDK writes it) is still never sent: the lockout decides', async () => {
+    await lostBeforeExecution();
+    const [known] = journal.open();
+    await journal.settle(known!.scope, known!.key);
+    await journal.record({
+      ...known!,
+      endpoint: 'member.cards.activate',
+      path: ROUTES.activation,
+      body: '{"expiry":"08/29"}',
+      withheld: false,
+    });
+    const report = await client().recover({ minAgeMs: 0 });
+    expect(report.intents).toEqual([expect.objectContaining({ outcome: 'withheld', settled: true })]);
+    expect(ledger.server.calls().filter((c) => c.url === ROUTES.activation)).toEqual([]);
   });
 
   it('an endpoint this SDK version does not know: skipped, left open for a version that does', async () => {
