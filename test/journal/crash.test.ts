@@ -3,6 +3,8 @@
  * starts a withdrawal, a merchant conversion or a card top-up through a client with
  * `RedisJournal` and is killed with SIGKILL at each point of the call; a second process runs
  * `client.recover()`. The ledger service (in this test's process) counts executions per key.
+ * Every merchant process connects as the least-privilege user of docs/fleet.md (its ACL line,
+ * read from the page), under a prefix that line grants.
  *
  * Kill points, each reached by an event, never by a delay:
  * - before sending: the child's journal says the intent is recorded, and stops there;
@@ -16,9 +18,15 @@ import { MerchantClient } from '../../src/index.js';
 import { RedisJournal } from '../../src/redis/index.js';
 import { failure } from '../helpers/client.js';
 import { API_KEY, CLIENT_ID, SIGNING_KEY, WITHDRAWAL } from '../helpers/wire-server.js';
+import { ACL_USER, documentedAcl } from '../fleet/helpers/acl.js';
 import { REDIS_SERVER, startRedisServer, type RedisServer } from '../fleet/helpers/redis-server.js';
 import { cleanupChildren, startChild, type Child, type ChildMessage } from './helpers/children.js';
-import { startLedger, type Ledger, type RouteName } from './helpers/ledger.js';
+import { ACTIVATION_PIN, startLedger, type Ledger, type RouteName } from './helpers/ledger.js';
+
+/** The password of the documented ACL user the merchant processes connect as. */
+const PASSWORD = 'crash-acl-password-3b8e';
+/** Each test's prefix: under the documented key pattern `~merchant-stablecoin:*`. */
+const prefixOf = (n: number): string => `merchant-stablecoin:crash${n}`;
 
 /** The processes of a test run several hundred ms each on a loaded 2-core machine: hang guard only. */
 const LIMIT = 240_000;
@@ -35,6 +43,7 @@ interface Reported {
   readonly settled: boolean;
   readonly replayed: boolean | undefined;
   readonly result: Record<string, unknown> | undefined;
+  readonly check: string | undefined;
 }
 
 describe.skipIf(REDIS_SERVER === undefined)('crash-safe money movement (real processes, real redis-server)', () => {
@@ -47,6 +56,7 @@ describe.skipIf(REDIS_SERVER === undefined)('crash-safe money movement (real pro
   beforeAll(async () => {
     redisServer = await startRedisServer();
     admin = new Redis(redisServer.url, { maxRetriesPerRequest: 1 });
+    expect(await admin.call('ACL', 'SETUSER', ACL_USER, ...documentedAcl(PASSWORD))).toBe('OK');
     ledger = await startLedger();
   }, LIMIT);
   afterAll(async () => {
@@ -62,10 +72,18 @@ describe.skipIf(REDIS_SERVER === undefined)('crash-safe money movement (real pro
 
   const env = (prefix: string, extra: Record<string, string>): Record<string, string> => ({
     BASE_URL: ledger.url,
-    REDIS_URL: redisServer.url,
+    REDIS_URL: fleetUserUrl(),
     PREFIX: prefix,
     ...extra,
   });
+
+  /** The server's URL with the documented user's credentials. */
+  const fleetUserUrl = (): string => {
+    const url = new URL(redisServer.url);
+    url.username = ACL_USER;
+    url.password = PASSWORD;
+    return url.toString();
+  };
 
   /** Every key the journal holds under `prefix`, open or claimed. */
   async function journalKeys(prefix: string): Promise<{ intents: string[]; open: string[]; claims: string[] }> {
@@ -109,7 +127,7 @@ describe.skipIf(REDIS_SERVER === undefined)('crash-safe money movement (real pro
       it(
         `${operation}, killed ${point}: one effect, the recovery gives the order, no open intent left`,
         async () => {
-          const prefix = `crash${++n}`;
+          const prefix = prefixOf(++n);
           const key = await crash(prefix, operation, point);
           const executedBefore = ledger.effects(key);
           expect(executedBefore).toBe(point === 'before sending' ? 0 : 1);
@@ -135,12 +153,39 @@ describe.skipIf(REDIS_SERVER === undefined)('crash-safe money movement (real pro
     }
   }
 
+  for (const point of ['before sending', 'after the service executed, before the answer'] as const) {
+    it(
+      `card activation, killed ${point}: reported for a check of the card, never resent, no PIN in Redis`,
+      async () => {
+        const prefix = prefixOf(++n);
+        const key = await crash(prefix, 'activation', point);
+        const executedBefore = ledger.effects(key);
+        expect(executedBefore).toBe(point === 'before sending' ? 0 : 1);
+        const records = await admin.hvals((await admin.keys(`${prefix}:journal:*:intents`))[0]!);
+        expect(records).toHaveLength(1);
+        expect(records[0]).toContain('"withheld":true');
+        expect(records[0]).not.toContain(ACTIVATION_PIN);
+
+        const report = await recover(prefix);
+
+        expect(report).toEqual([expect.objectContaining({ key, outcome: 'withheld', settled: true })]);
+        expect(report[0]!.check).toMatch(/^read the card \(GET \/v1\/cards\/crd_1\): `active` means it succeeded/);
+        // Sent once at most, by the process that died: never by the recovery.
+        expect(ledger.received(key)).toHaveLength(executedBefore);
+        expect(await journalKeys(prefix)).toEqual({ intents: [], open: [], claims: [] });
+        matrix.push(`activation | ${point} | ${executedBefore} -> ${ledger.effects(key)} | withheld (card check, not resent) | 0`);
+      },
+      LIMIT,
+    );
+  }
+
   it(
     'two processes recovering together resend each intent once',
     async () => {
-      const prefix = `crash${++n}`;
+      const prefix = prefixOf(++n);
       // Six withdrawals whose connections were reset before the service executed them.
-      const journal = new RedisJournal({ redis: admin, prefix, commandTimeoutMs: 120_000 });
+      const fleetUser = new Redis(fleetUserUrl(), { maxRetriesPerRequest: 1 });
+      const journal = new RedisJournal({ redis: fleetUser, prefix, commandTimeoutMs: 120_000 });
       const client = new MerchantClient({
         baseUrl: ledger.url,
         clientId: CLIENT_ID,
@@ -156,6 +201,7 @@ describe.skipIf(REDIS_SERVER === undefined)('crash-safe money movement (real pro
           String(((await failure(client.member('ext-crash').withdrawals.create(WITHDRAWAL))) as { idempotencyKey: string }).idempotencyKey),
         );
       await client.close();
+      await fleetUser.quit();
       // The first two resends are held until both are in flight: the two processes are then
       // provably recovering at the same time, each with an intent of its own.
       let release!: () => void;
@@ -195,7 +241,7 @@ describe.skipIf(REDIS_SERVER === undefined)('crash-safe money movement (real pro
   it(
     'after a restart the same order recomputes the same key (idempotencyKeyFor) and gets the replay',
     async () => {
-      const prefix = `crash${++n}`;
+      const prefix = prefixOf(++n);
       const run = async (reference: string): Promise<ChildMessage> => {
         const child = await startChild(env(prefix, { ROLE: 'keyfor', NAMESPACE: 'payout', REFERENCE: reference }));
         const done = await child.next('done');

@@ -20,6 +20,9 @@ export const ROUTES = {
   activation: '/v1/cards/crd_1/activate',
 } as const;
 
+/** The PIN the crash tests' activation sends (they check that it never reaches Redis). */
+export const ACTIVATION_PIN = '8642';
+
 /** A short name of a route. */
 export type RouteName = keyof typeof ROUTES;
 
