@@ -12,6 +12,7 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 const createHashModule = { createHash };
 import * as C from './contenders.mjs';
 import { journalCost } from './journal.mjs';
+import { measureColdStart } from './cold-start.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const CFG = {
@@ -31,7 +32,7 @@ const CFG = {
   paginationRounds: QUICK ? 1 : 3,
   pageRoundTrips: QUICK ? 100 : 400,
   importRuns: QUICK ? 3 : 15,
-  coldStartRuns: QUICK ? 3 : 9,
+  coldStartRuns: QUICK ? 3 : 11,
   microIterations: QUICK ? 5_000 : 50_000,
 };
 
@@ -518,35 +519,9 @@ try {
     for (const key of Object.keys(times))
       results.import[key] = { loadMs: round(median(times[key]), 2), processWallMs: round(median(wall[key]), 1) };
 
-    // Cold start, for information: import, then the first signed call (token exchange included).
-    // The SDK loads undici on its first call, so this is where that cost shows.
-    const undiciUrl = pathToFileURL(createRequire(join(C.ROOT, 'package.json')).resolve('undici')).href;
-    const creds = JSON.stringify(C.CREDENTIALS);
-    const cold = {
-      sdk: `const t=process.hrtime.bigint();const {MerchantClient}=await import(${JSON.stringify(targets.sdk.esm)});
-        const c=new MerchantClient({baseUrl:${JSON.stringify(ORIGIN)},...${creds}});
-        await c.member(${JSON.stringify(C.MEMBER)}).withdrawals.create(${JSON.stringify(C.WITHDRAWAL)});
-        process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6));await c.close();`,
-      minimal: `const t=process.hrtime.bigint();const {request}=await import(${JSON.stringify(undiciUrl)});const {createHash,createHmac,randomUUID}=await import('node:crypto');
-        const o=${JSON.stringify(ORIGIN)};const k=${creds};
-        const tr=await request(o+'/v1/connect/token',{method:'POST',headers:{'x-client-id':k.clientId,'x-api-key':k.apiKey}});const token=(await tr.body.json()).auth_token;
-        const body=Buffer.from(JSON.stringify(${JSON.stringify(C.WITHDRAWAL)}));const ts=String(Math.floor(Date.now()/1000));const nonce=randomUUID();
-        const sig=createHmac('sha256',k.signingKey).update('POST\\n/v1/withdrawals\\n'+ts+'\\n'+nonce+'\\n'+createHash('sha256').update(body).digest('hex')).digest('base64');
-        const r=await request(o+'/v1/withdrawals',{method:'POST',body,headers:{'content-type':'application/json','x-auth-token':'Bearer '+token,'x-on-behalf-of':${JSON.stringify(C.MEMBER)},'x-idempotency-key':randomUUID(),'x-timestamp':ts,'x-nonce':nonce,'x-signature':sig}});
-        JSON.parse(await r.body.text());process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6));`,
-    };
-    const coldMs = { sdk: [], minimal: [] };
-    for (let r = -1; r < CFG.coldStartRuns; r++) {
-      for (const name of rotate(['sdk', 'minimal'], Math.max(r, 0))) {
-        const out = execFileSync(process.execPath, ['--input-type=module', '-e', cold[name]], { cwd: C.BENCH_DIR, encoding: 'utf8' });
-        if (r >= 0) coldMs[name].push(Number(out));
-      }
-    }
-    results.coldStart = {
-      sdkMs: round(median(coldMs.sdk), 1),
-      minimalMs: round(median(coldMs.minimal), 1),
-      note: 'ESM import + first signed POST, token exchange included, fresh process',
-    };
+    // Cold start: import, then the first signed call (token exchange included), in alternating
+    // pairs of fresh processes (cold-start.mjs, which `npm run bench:cold-start` runs alone).
+    results.coldStart = measureColdStart({ origin: ORIGIN, sdkEntry: targets.sdk.esm, pairs: CFG.coldStartRuns });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -574,7 +549,8 @@ try {
     importCjsSdkOverStripe: round(imp['sdk.cjs'].loadMs / imp['stripe.cjs'].loadMs, 3),
     importEsmSdkOverOpenai: round(imp['sdk.esm'].loadMs / imp['openai.esm'].loadMs, 3),
     importEsmSdkOverStripe: round(imp['sdk.esm'].loadMs / imp['stripe.esm'].loadMs, 3),
-    coldStartSdkOverMinimal: round(results.coldStart.sdkMs / results.coldStart.minimalMs, 3),
+    coldStartSdkOverMinimal: results.coldStart.ratio,
+    coldStartCpuSdkOverMinimal: results.coldStart.cpuRatio,
   };
   const R = results.ratios;
   const target = (name, measured, goal, met) => ({ name, measured, goal, met });
@@ -613,7 +589,8 @@ try {
     target('import CJS, SDK / stripe', R.importCjsSdkOverStripe, '<= 0.5', R.importCjsSdkOverStripe <= 0.5),
     target('import ESM, SDK / openai', R.importEsmSdkOverOpenai, '<= 0.5', R.importEsmSdkOverOpenai <= 0.5),
     target('import ESM, SDK / stripe', R.importEsmSdkOverStripe, '<= 0.5', R.importEsmSdkOverStripe <= 0.5),
-    target('cold start, SDK / minimal', R.coldStartSdkOverMinimal, '<= 1.3', R.coldStartSdkOverMinimal <= 1.3),
+    target('cold start, SDK / minimal (median of pair ratios)', R.coldStartSdkOverMinimal, '<= 1.15', R.coldStartSdkOverMinimal <= 1.15),
+    target('cold start CPU time, SDK / minimal', R.coldStartCpuSdkOverMinimal, '<= 1.15', R.coldStartCpuSdkOverMinimal <= 1.15),
     target(
       'one-call consumer bundle (esbuild, node, ESM, minified), bytes',
       results.bundle.nodeEsmMinifiedBytes,
@@ -750,7 +727,7 @@ function renderTable(r) {
     `| import of the SDK's dependencies alone, CJS / ESM | zod/mini from node_modules ${im['zod.cjs'].loadMs} / ${im['zod.esm'].loadMs} ms (not loaded by the SDK: dist/ bundles the part it uses); undici ${im['undici.cjs'].loadMs} / ${im['undici.esm'].loadMs} ms (loaded on the first call) |`,
   );
   lines.push(
-    `| cold start: import + first signed POST (token exchange included) | SDK ${r.coldStart.sdkMs} ms, minimal client ${r.coldStart.minimalMs} ms |`,
+    `| cold start: import + first signed POST (token exchange included), ${r.coldStart.pairs} alternating pairs of fresh processes | SDK ${r.coldStart.sdkMs} ms, minimal client ${r.coldStart.minimalMs} ms (ratio ${r.coldStart.ratio}); process CPU ${r.coldStart.sdkCpuMs} vs ${r.coldStart.minimalCpuMs} ms (ratio ${r.coldStart.cpuRatio}) |`,
   );
   lines.push(
     `| consumer bundle: MerchantClient + one call, esbuild minified | platform node ESM ${r.bundle.nodeEsmMinifiedBytes.toLocaleString('en-US')} bytes; platform neutral ${r.bundle.neutralMinifiedBytes.toLocaleString('en-US')} bytes |`,

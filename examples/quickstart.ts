@@ -49,26 +49,28 @@ async function main(): Promise<void> {
     await member.deposits.declare({ asset: 'USDT', amount: '250.00' });
     say(`3. Member ${externalId} created (${String(created.id)}) and credited 250.00 USDT`);
 
-    // 4. Balances: eight buckets per asset; the total is their sum.
-    const show = async (label: string): Promise<void> => {
+    // 4. Balances: eight buckets per asset; the total is their sum, shown at the ledger's scale.
+    const show = async (): Promise<void> => {
       for (const row of await member.balances.list()) {
-        say(`   ${label} ${row.asset}: available ${row.available}, withdrawing ${row.withdrawing}, total ${balanceTotal(row).toFixed()}`);
+        const total = balanceTotal(row).toFixed(row.ledger_scale);
+        say(`   ${row.asset}: available ${row.available}, withdrawing ${row.withdrawing}, total ${total}`);
       }
     };
-    await show('4.');
+    say('4. Balances:');
+    await show();
 
     // 5. Debit a withdrawal: available -> withdrawing, under an idempotency key every retry reuses.
     const { data: order, response } = await member.withdrawals
       .create({ asset: 'USDT', amount: '25.50', to_address: 'TQ7x1Vb9demoAddress' })
       .withResponse();
     say(`5. Withdrawal ${order.id} is ${order.status} (key ${response.idempotencyKey}, request ${response.requestId})`);
-    await show('  ');
+    await show();
 
     // 6. After paying on-chain, confirm it: the withdrawing hold clears.
     const confirmed = await member.withdrawals.confirm(order.id);
     if (!isLooseObject(confirmed)) throw new Error(`confirmation: not a JSON object (${JSON.stringify(confirmed)})`);
     say(`6. Withdrawal confirmed: status ${String(confirmed.status)}`);
-    await show('  ');
+    await show();
 
     // 7. Walk every export report with for-await: the SDK follows the keyset cursors.
     let count = 0;

@@ -6,16 +6,18 @@
  *  2. `publint --strict`: package.json, exports and files are consistent (warnings fail too).
  *  3. `attw --pack`: the types resolve, and match the JavaScript, for every entry under every
  *     module resolution (node10, node16 from CJS and from ESM, bundler).
- *  4. `npm pack` into a temporary folder, and `npm install <tarball>` into a fresh consumer
+ *  4. `npm pack` into a temporary folder (dist, the guides and nothing else; every relative link of
+ *     its Markdown files resolves inside it), and `npm install <tarball>` into a fresh consumer
  *     project (dependencies come from the npm cache or the registry; msw and ioredis, optional
  *     peers, are not installed, as for a user who does not need them).
  *  5. The consumer runs a call against the simulator from ESM (`import`) and from CJS
  *     (`require`), through `merchant-stablecoin/testing`'s `createSandbox().client()` (the
  *     in-process route, which needs no msw) and over a real socket with the default transport.
  *  6. A consumer of `MerchantClient` and one call, bundled by esbuild (ESM, minified; platform
- *     node and neutral), stays within issue 18's budget of 150,000 bytes.
+ *     node and neutral), stays within the budget of 150,000 bytes.
  *  7. The installed `merchant-stablecoin-sandbox` command starts, and a client configured only by
- *     the `MERCHANT_API_*` variables it prints makes calls against it.
+ *     the `MERCHANT_API_*` variables it prints makes calls against it; the document its `--help`
+ *     names exists in the installed package.
  *  8. A TypeScript consumer type-checks under `moduleResolution` `node16` (an `.mts` and a
  *     `.cts` file) and `bundler`, with the root's TypeScript, including `@ts-expect-error` lines
  *     that prove the types are real (a number amount, a member-scoped call without a member);
@@ -28,7 +30,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -54,7 +56,7 @@ function run(
     child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
     const timer = setTimeout(() => {
-      output += `\n(killed after ${options.timeoutMs} ms)`;
+      output += `\n(killed after ${options.timeoutMs ?? 180_000} ms)`;
       child.kill('SIGKILL');
     }, options.timeoutMs ?? 180_000);
     child.on('error', (err) => (output += `\n${String(err)}`));
@@ -336,7 +338,8 @@ async function main(): Promise<void> {
   const started = performance.now();
   console.log(`Package gates for ${pkg.name}@${pkg.version}`);
 
-  await step('build (npm run build)', () => must(NPM, ['run', 'build']));
+  // A hang guard: the build takes a minute or two, and over three on a loaded 2-core machine.
+  await step('build (npm run build)', () => must(NPM, ['run', 'build'], { timeoutMs: 900_000 }));
 
   await step('publint --strict', async () => {
     const out = await must(join(BIN, 'publint'), ['--strict']);
@@ -371,10 +374,17 @@ async function main(): Promise<void> {
         files: Array<{ path: string }>;
       }>;
       const meta = info[0]!;
-      const stray = meta.files
-        .map((f) => f.path)
-        .filter((p) => !/^(dist\/|package\.json$|openapi\.json$|README\.md$|CHANGELOG\.md$|LICENSE)/.test(p));
+      const paths = meta.files.map((f) => f.path);
+      const stray = paths.filter(
+        (p) =>
+          !/^(dist\/|openapi\.json$|docs\/[\w-]+\.md$|bench\/README\.md$|package\.json$|README\.md$|CHANGELOG\.md$|CONTRIBUTING\.md$|LICENSE)/.test(
+            p,
+          ),
+      );
       if (stray.length > 0) throw new GateFailure(`unexpected files in the tarball: ${stray.join(', ')}`);
+      // The links users meet in the package resolve inside it (README, guides, changelog).
+      const broken = brokenLinks(paths);
+      if (broken.length > 0) throw new GateFailure(`links that do not resolve in the package: ${broken.join(', ')}`);
       process.stdout.write(
         `${meta.entryCount} files, ${(meta.size / 1024).toFixed(0)} kB packed, ${(meta.unpackedSize / 1024).toFixed(0)} kB unpacked; `,
       );
@@ -478,7 +488,7 @@ async function main(): Promise<void> {
 }
 
 /**
- * Issue 18's budget for what a consumer ships with `MerchantClient` and one call. Measured the
+ * The budget for what a consumer ships with `MerchantClient` and one call. Measured the
  * same way as `npm run bench`'s bundle row, from the installed tarball: a namespace access into
  * zod once pulled all of zod core into it (517 KB) and no other gate noticed.
  */
@@ -511,10 +521,32 @@ await client.close();
   }
 }
 
+/**
+ * Relative links of the Markdown files in the tarball (outside code fences) whose target is not
+ * in the tarball: a user reading the installed README or a guide would meet a dead link.
+ */
+function brokenLinks(packed: readonly string[]): string[] {
+  const files = new Set(packed);
+  const broken: string[] = [];
+  for (const file of packed.filter((p) => p.endsWith('.md'))) {
+    const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+    for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (link === undefined || /^([a-z]+:|#)/.test(link)) continue;
+      const target = posix.normalize(posix.join(posix.dirname(file), link.split('#')[0]!));
+      if (!files.has(target)) broken.push(`${file} -> ${link}`);
+    }
+  }
+  return broken;
+}
+
 /** Starts the installed command on a free port, then runs a client configured only by its output. */
 async function binSmoke(consumer: string, name: string): Promise<void> {
   const binPath = join(consumer, 'node_modules', '.bin', name);
   if (!existsSync(binPath)) throw new GateFailure(`${name} is not installed in node_modules/.bin`);
+  // The documentation `--help` names is in the installed package.
+  const help = await must(binPath, ['--help'], { cwd: consumer, timeoutMs: 30_000 });
+  const doc = /Documentation: (\S+)/.exec(help)?.[1];
+  if (doc === undefined || !existsSync(join(consumer, doc))) throw new GateFailure(`${name} --help names no installed document:\n${help}`);
   const child = spawn(binPath, [], { cwd: consumer, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
     const env = await new Promise<Record<string, string>>((resolve, reject) => {

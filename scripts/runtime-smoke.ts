@@ -16,9 +16,10 @@
  *   naming it; it never counts as passed, and never fails the run.
  *
  * - msw 3 (which needs Node 22.12 or later) on Node 22 and 24: installed beside the tarball, as a
- *   user installs it (the peer range admits it), `setupServer(...mswHandlers(sandbox))` intercepts
- *   `sandbox.client({ via: 'msw' })` (the fetch transport) and, as docs/testing.md says, not the
- *   default undici transport. A change in either fails the run, so the docs stay true.
+ *   user installs it (the peer range admits it), runs the merchant suite of
+ *   examples/msw-merchant-suite.test.ts (msw 2 there): a client with default settings, the
+ *   merchant's own handlers answer a withdrawal and an `insufficient_balance`, and a request
+ *   without a handler fails once with msw's error as its cause, reported once by msw.
  *
  * The sandbox server runs under the Node running this script, from the installed tarball's
  * `merchant-stablecoin/testing`. Exits non-zero when a runtime that could run failed.
@@ -170,32 +171,62 @@ export default {
 };
 `;
 
-/** msw 3 against the testing entry: what intercepts which transport (docs/testing.md). */
-const MSW = `import { setupServer } from 'msw/node';
-import { MerchantClient } from 'merchant-stablecoin';
-import { createSandbox } from 'merchant-stablecoin/testing';
-import { mswHandlers } from 'merchant-stablecoin/testing/msw';
+/**
+ * The merchant suite of examples/msw-merchant-suite.test.ts, with msw 3 (`onUnhandledFrame`
+ * where msw 2 says `onUnhandledRequest`): default client settings, the merchant's own handlers.
+ */
+const MSW = `import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { isApiError, MerchantClient } from 'merchant-stablecoin';
 
-const sandbox = createSandbox();
-const server = setupServer(...mswHandlers(sandbox));
-server.listen({ onUnhandledFrame: 'bypass' });
-const steps = [];
-try {
-  const viaMsw = sandbox.client({ via: 'msw' });
-  steps.push('fetch transport intercepted, ' + (await viaMsw.assets.list()).data.length + ' assets');
-  await viaMsw.close();
-  // The default transport on Node (undici): msw does not see it, so the call reaches for the
-  // sandbox's host, which does not resolve.
-  const plain = new MerchantClient({ baseUrl: sandbox.baseUrl, ...sandbox.credentials, maxRetries: 0 });
+async function payOut(client, customer, amount) {
   try {
-    await plain.assets.list();
-    throw new Error('msw intercepted the default transport: update docs/testing.md');
+    const order = await client.member(customer).withdrawals.create({ asset: 'USDT', amount, to_address: 'TQ7x1Vb9shopWallet' });
+    return 'payout ' + order.id + ' ' + order.status;
   } catch (err) {
-    if (err.name !== 'ConnectionError') throw err;
-    steps.push('default transport not intercepted (' + err.name + ')');
-  } finally {
-    await plain.close();
+    if (isApiError(err, 'insufficient_balance')) return 'not enough funds';
+    throw err;
   }
+}
+
+const BASE_URL = 'https://sandbox.merchant-api.test';
+const server = setupServer(
+  http.post(BASE_URL + '/v1/connect/token', () =>
+    HttpResponse.json({ auth_token: 'tok_test', expired_at: Math.floor(Date.now() / 1000) + 1800, token_type: 'Bearer', scopes: [] }),
+  ),
+  http.post(BASE_URL + '/v1/withdrawals', async ({ request }) => {
+    const body = await request.json();
+    if (Number(body.amount) > 100) {
+      return HttpResponse.json({ type: 'invalid_request_error', code: 'insufficient_balance', message: 'Insufficient balance', request_id: 'req_test_2' }, { status: 400 });
+    }
+    return HttpResponse.json({ id: 'wdr_test_1', status: 'locked', asset: body.asset, amount: body.amount, ledger_scale: 6, to_address: body.to_address }, { status: 201 });
+  }),
+);
+const unhandled = [];
+const seen = [];
+server.events.on('request:unhandled', ({ request }) => void unhandled.push(request.method + ' ' + new URL(request.url).pathname));
+server.events.on('request:start', ({ request }) => void seen.push(request.method + ' ' + new URL(request.url).pathname));
+server.listen({ onUnhandledFrame: 'error' });
+const steps = [];
+const expect = (what, actual, expected) => {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) throw new Error(what + ': ' + JSON.stringify(actual) + ', expected ' + JSON.stringify(expected));
+};
+try {
+  // Default settings, as the application builds its client: no transport named.
+  const client = new MerchantClient({ baseUrl: BASE_URL, clientId: 'cli_test', apiKey: 'test-api-key', signingKey: 'test-signing-key' });
+  try {
+    expect('withdrawal', await payOut(client, 'cust-42', '25.50'), 'payout wdr_test_1 locked');
+    steps.push('withdrawal answered by msw');
+    expect('insufficient balance', await payOut(client, 'cust-42', '250'), 'not enough funds');
+    steps.push('insufficient_balance');
+    const err = await client.member('cust-42').balances.list().then(() => undefined, (e) => e);
+    if (err?.name !== 'CallInterruptedError' || !/^\\[MSW\\] Cannot bypass a request/.test(err.cause?.message)) throw err ?? new Error('an unhandled request succeeded');
+    expect('reported by msw', unhandled, ['GET /v1/balances']);
+    steps.push('unhandled request reported once, its error the cause');
+  } finally {
+    await client.close();
+  }
+  expect('requests msw saw', seen, ['POST /v1/connect/token', 'POST /v1/withdrawals', 'POST /v1/withdrawals', 'GET /v1/balances']);
 } finally {
   server.close();
 }

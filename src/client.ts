@@ -1,11 +1,11 @@
 import { resolveConfig, type MerchantClientOptions, type ResolvedConfig } from './core/config.js';
+import { InvalidArgumentError } from './core/errors.js';
 import type { IntentJournal } from './core/journal.js';
-import type { Logger } from './core/logger.js';
+import { leveledLogger, log, type Logger } from './core/logger.js';
 import type { Signer } from './core/signing.js';
 import { AttemptRunner } from './core/attempt-runner.js';
 import { BucketGate } from './core/bucket-gate.js';
 import { createTelemetry } from './core/otel.js';
-import { InvalidArgumentError } from './core/errors.js';
 import { JournalHook } from './core/journal-hook.js';
 import { recoverIntents, type RecoverOptions, type RecoveryReport } from './core/journal-recovery.js';
 import { Pipeline } from './core/pipeline.js';
@@ -16,8 +16,8 @@ import { exchangeToken } from './core/token-exchange.js';
 import { TokenManager } from './core/token-manager.js';
 import { MemoryTokenStore } from './core/token-store.js';
 import { createSigner } from './core/crypto/signer.js';
-import { createTransport } from './core/platform/node.js';
-import { runtimeLabel } from './core/platform/runtime.js';
+import { createTransport, proxyEnvNotice } from './core/platform/node.js';
+import { inBrowserPage, runtimeLabel } from './core/platform/runtime.js';
 import type { Transport } from './core/transport.js';
 import type { ApiPromise, CallOptions, QueryValue } from './core/types.js';
 import { checkRawPath } from './core/url.js';
@@ -99,14 +99,18 @@ export class MerchantClient {
   /**
    * @param options - Settings; credentials default to `MERCHANT_API_BASE_URL`,
    * `MERCHANT_API_CLIENT_ID`, `MERCHANT_API_KEY` and `MERCHANT_API_SIGNING_KEY`.
-   * @throws InvalidArgumentError naming the missing or malformed setting (never its value).
+   * @throws InvalidArgumentError naming the missing or malformed setting (never its value), or
+   * `dangerouslyAllowBrowser` in a browser page, where the keys would be exposed to anyone.
    */
   constructor(options: MerchantClientOptions = {}) {
+    if (options.dangerouslyAllowBrowser !== true && inBrowserPage()) throw browserRefusal();
     const config = resolveConfig(options);
     this.#config = config;
-    this.#transport = createTransport(options);
+    const logger = leveledLogger(options.logger ?? console, config.logLevel);
+    this.#transport = createTransport(options, (message) => log(logger, 'error', message));
+    const proxyNotice = proxyEnvNotice(options, config.origin);
+    if (proxyNotice !== undefined) log(logger, 'warn', proxyNotice);
     const signer = createSigner(config.signingKey);
-    const logger: Logger | undefined = options.logger;
     this.#logger = logger;
     const suffix = options.userAgentSuffix ? ` ${withoutControlChars(options.userAgentSuffix)}` : '';
     this.#clock = new ServiceClock(logger, config.maxClockSkewMs);
@@ -202,9 +206,10 @@ export class MerchantClient {
    * alone: they may be in flight in a live instance. Instances recovering at once claim each
    * intent for one of them only.
    *
-   * Each outcome is logged at `info`; each resend is a call of its own (a span named
-   * `recover <method>`, its attempts and retries). Run it at start-up, and on a schedule where a
-   * fleet runs. See docs/idempotency-and-retries.md, "If your process dies mid-call".
+   * Each outcome is logged at `info` (shown from `logLevel: 'info'`); each resend is a call of
+   * its own (a span named `recover <method>`, its attempts and retries). Run it at start-up, and
+   * on a schedule where a fleet runs. See docs/idempotency-and-retries.md, "If your process dies
+   * mid-call".
    *
    * @returns One entry per intent claimed: `resent` with the result (the order), `failed` with
    * the error, or `expired` / `withheld` / `skipped` with what to check.
@@ -276,6 +281,14 @@ function checkJournal(journal: IntentJournal): IntentJournal {
   )
     throw new InvalidArgumentError('journal', 'must have record(), settle() and claim() methods (an IntentJournal).');
   return journal;
+}
+
+/** Why a client is refused in a browser page, and the way out for a page that is never public. */
+function browserRefusal(): InvalidArgumentError {
+  return new InvalidArgumentError(
+    'dangerouslyAllowBrowser',
+    'refusing to create a MerchantClient in a browser: it would hold the API key and the signing key in the page, where anyone who opens it can read them and move funds. Call the API from your server; pass dangerouslyAllowBrowser: true only for a page that is never public.',
+  );
 }
 
 function redactId(id: string): string {

@@ -44,7 +44,7 @@ export type {
   PageResponse,
   QueryValue,
 } from './core/types.js';
-export type { Logger, LogFields, LogLevel } from './core/logger.js';
+export type { Logger, LogFields, LogLevel, LogLevelSetting } from './core/logger.js';
 export type { TelemetryOptions, OpenTelemetryApi, OpenTelemetrySpan, OpenTelemetryAttributeValue } from './core/otel.js';
 export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/token-store.js';
 export { idempotencyKeyFor } from './core/idempotency-key.js';

@@ -35,10 +35,9 @@ post() {
     --data-binary "$3"
 }
 
-# The token exchange is a write too: signed, over an empty body.
-tsig=$(sign POST /v1/connect/token '')
-TOKEN=$(curl -sS -X POST "$BASE/v1/connect/token" -H "x-client-id: $MERCHANT_API_CLIENT_ID" -H "x-api-key: $MERCHANT_API_KEY" \
-  -H "$(echo "$tsig" | sed -n 1p)" -H "$(echo "$tsig" | sed -n 2p)" -H "$(echo "$tsig" | sed -n 3p)" | field auth_token)
+# The token exchange is the one POST that is not signed: the two credentials only (the spec:
+# "the signing_key is never used for token exchange").
+TOKEN=$(curl -sS -X POST "$BASE/v1/connect/token" -H "x-client-id: $MERCHANT_API_CLIENT_ID" -H "x-api-key: $MERCHANT_API_KEY" | field auth_token)
 [ -n "$TOKEN" ] || { echo "token exchange failed" >&2; exit 1; }
 echo "token: ok"
 
@@ -53,4 +52,6 @@ echo "balance: USDT available $(echo "$BALANCES" | field available)"
 REFUSED=$(post '/v1/withdrawals?x=1' /v1/withdrawals "$BODY")
 REQUEST_ID=$(echo "$REFUSED" | tr -d '\r' | sed -n 's/^x-request-id: //ip')
 echo "refused: $(echo "$REFUSED" | tail -n 1 | field code)"
-echo "diagnosis: $(curl -sS "$BASE/__sandbox/requests/$REQUEST_ID" | sed -n 's/.*"message":"\([^"]*\)".*/\1/p')"
+# The admin API needs its token only when the sandbox listens beyond loopback.
+echo "diagnosis: $(curl -sS "$BASE/__sandbox/requests/$REQUEST_ID" -H "x-sandbox-admin-token: ${MERCHANT_SANDBOX_ADMIN_TOKEN:-}" |
+  sed -n 's/.*"message":"\([^"]*\)".*/\1/p')"

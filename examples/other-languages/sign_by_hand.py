@@ -44,8 +44,9 @@ def sign(method, path, body):
     return {"x-timestamp": timestamp, "x-nonce": nonce, "x-signature": base64.b64encode(digest).decode()}
 
 
-# The token exchange is a write too: signed, over an empty body.
-status, _, token = call("POST", "/v1/connect/token", {"x-client-id": CLIENT_ID, "x-api-key": API_KEY, **sign("POST", "/v1/connect/token", b"")})
+# The token exchange is the one POST that is not signed: the two credentials only (the spec:
+# "the signing_key is never used for token exchange").
+status, _, token = call("POST", "/v1/connect/token", {"x-client-id": CLIENT_ID, "x-api-key": API_KEY})
 assert status == 200, token
 auth = {"x-auth-token": "Bearer " + token["auth_token"], "x-on-behalf-of": MEMBER}
 print("token: ok, expires at", token["expired_at"])
@@ -64,6 +65,8 @@ print("balance: USDT available", usdt["available"], "withdrawing", usdt["withdra
 headers = {**auth, "content-type": "application/json", "x-idempotency-key": str(uuid.uuid4()), **sign("POST", "/v1/withdrawals", body)}
 status, res_headers, error = call("POST", "/v1/withdrawals?x=1", headers, body)
 print("refused:", status, error["code"])
-status, _, entry = call("GET", "/__sandbox/requests/" + res_headers["x-request-id"], {})
+# The admin API needs its token only when the sandbox listens beyond loopback.
+admin = {"x-sandbox-admin-token": os.environ.get("MERCHANT_SANDBOX_ADMIN_TOKEN", "")}
+status, _, entry = call("GET", "/__sandbox/requests/" + res_headers["x-request-id"], admin)
 print("diagnosis:", entry["diagnosis"]["message"])
 print("expected string-to-sign:", json.dumps(entry["diagnosis"]["expectedStringToSign"]))

@@ -14,8 +14,8 @@ import {
 } from './call-errors.js';
 import { answered, own, raiseSent, snapshot, type AttemptOutcome, type CallProgress, type Failed } from './call-progress.js';
 import { remainingMs, waitsUntil } from './deadline.js';
-import { AbortError, ApiError, TimeoutError, type CallState } from './errors.js';
-import { log, printable, type LogFields, type Logger } from './logger.js';
+import { AbortError, ApiError, CallInterruptedError, TimeoutError, type CallState } from './errors.js';
+import { log, printable, type LogFields, type Logger, type LogLevel } from './logger.js';
 import type { Redactor } from './redactor.js';
 import { errorFromResponse } from './response.js';
 import { decideRetry, parseRetryAfter, rateLimitOf, retryClassFor, type BackoffSettings, type RetryRules } from './retry-policy.js';
@@ -94,6 +94,9 @@ export class AttemptRunner {
 
   /** Runs the call's attempts until a 2xx response that `read` accepts, or raises the final failure. */
   async run<R>(call: PreparedCall, auth: Auth, rules: RetryRules, read: ResultReader<R>): Promise<R> {
+    // Telemetry registered before this call but not loaded yet: wait, so that this call is traced.
+    const ready = this.#telemetry.ready?.();
+    if (ready !== undefined) await ready;
     const p = this.#progress(call, rules);
     try {
       for (;;) {
@@ -191,6 +194,8 @@ export class AttemptRunner {
     const durationMs = Math.round(performance.now() - started);
     if (!wire.ok) {
       p.trace.event('attempt', { attempt: p.attempt, 'error.type': wire.error.name, sent: reached(wire.failure), duration_ms: durationMs });
+      const where = { method: call.method, path: call.path, attempt: p.attempt, durationMs };
+      this.#log('debug', 'request failed', { ...where, error: wire.error.name, sent: reached(wire.failure) });
       return wire;
     }
     answered(p, wire.response.status, this.#redact(wire.response.headers['x-request-id'], p));
@@ -288,7 +293,8 @@ export class AttemptRunner {
       const sent = onWire && !(err instanceof AttemptNotSentError);
       if (sent) raiseSent(p, 'maybe');
       const error = own(p, transportError(err, p, this.#redactor));
-      if (error instanceof AbortError) throw error;
+      // An abort ends the call; so does an interceptor's refusal (going again meets it again).
+      if (error instanceof AbortError || error instanceof CallInterruptedError) throw error;
       return { ok: false, error, failure: transportFailure(error, sent) };
     }
   }
@@ -300,16 +306,13 @@ export class AttemptRunner {
   /** A response: success, the service's error by `code`, or a malformed body. */
   #classify(response: TransportResponse, p: CallProgress, token: string | undefined, durationMs: number): AttemptOutcome {
     const { call, attempt } = p;
-    const fields: LogFields = {
-      method: call.method,
-      path: call.path,
-      status: response.status,
-      attempt,
-      durationMs,
-      requestId: p.requestId,
-    };
+    // One line per attempt at debug only: built when debug lines are wanted.
+    const fields: LogFields | undefined =
+      this.#settings.logger?.debug === undefined
+        ? undefined
+        : { method: call.method, path: call.path, status: response.status, attempt, durationMs, requestId: p.requestId };
     if (response.status >= 200 && response.status < 300) {
-      this.#log('debug', 'request succeeded', fields);
+      if (fields !== undefined) this.#log('debug', 'request succeeded', fields);
       return { ok: true, response };
     }
     const error = errorFromResponse(response, {
@@ -323,12 +326,12 @@ export class AttemptRunner {
     // An HTTP-date Retry-After is the service's clock: read against the service clock.
     const retryAfterHeader = parseRetryAfter(response.headers['retry-after'], this.#clock.now());
     if (!(error instanceof ApiError)) {
-      this.#log('info', 'request failed with a malformed body', fields);
+      if (fields !== undefined) this.#log('debug', 'request failed with a malformed body', fields);
       // A proxy's 429 page still says the bucket is full: its Retry-After is honoured.
       const failure = { kind: 'malformed', status: response.status, retryAfterSeconds: retryAfterHeader } as const;
       return { ok: false, error, failure, response, token };
     }
-    this.#log('info', 'request failed', { ...fields, requestId: error.requestId, code: printable(error.code) });
+    if (fields !== undefined) this.#log('debug', 'request failed', { ...fields, requestId: error.requestId, code: printable(error.code) });
     const retryAfterSeconds = retryAfterHeader ?? numberOrUndefined((error.extras as { retry_after?: unknown }).retry_after);
     return { ok: false, error, failure: { kind: 'api', code: error.code, status: response.status, retryAfterSeconds }, response, token };
   }
@@ -345,7 +348,7 @@ export class AttemptRunner {
     }
     const replayed = response.headers['x-idempotent-replay'] === 'true';
     p.trace.end({ state, outcome: 'success', replayed });
-    this.#log('debug', 'call succeeded', { ...callFields(p, state), replayed });
+    if (this.#settings.logger?.info !== undefined) this.#log('info', 'call succeeded', { ...callFields(p, state), replayed });
     return result;
   }
 
@@ -440,7 +443,7 @@ export class AttemptRunner {
     p.trace.event('rate_limit.pause', { bucket, ...sub, pause_ms: Math.round(ms) });
   }
 
-  #log(level: 'debug' | 'info' | 'warn', message: string, fields: LogFields): void {
+  #log(level: LogLevel, message: string, fields: LogFields): void {
     log(this.#settings.logger, level, message, fields);
   }
 }

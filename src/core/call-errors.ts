@@ -19,6 +19,7 @@ import { printable } from './logger.js';
 import type { Redactor } from './redactor.js';
 import { lockoutStopped, outcomeUnknown, retryClassFor, type AttemptFailure, type RetryRules } from './retry-policy.js';
 import { AttemptTimeoutError, RedirectError, ResponseTooLargeError } from './transport.js';
+import { AttemptRefusedError } from './transport/fetch.js';
 
 /** The SDK error for a transport's rejection of one attempt (server text already redacted). */
 export function transportError(err: unknown, p: CallProgress, redactor: Redactor): Error {
@@ -39,8 +40,23 @@ export function transportError(err: unknown, p: CallProgress, redactor: Redactor
     return new RedirectRefusedError(err.status, err.locationOrigin, call.idempotencyKey);
   }
   if (err instanceof ResponseTooLargeError) return tooLarge(err, p, redactor, what);
+  // A test's interceptor refused it (msw, no handler matched): its error is the cause, as it came.
+  if (err instanceof AttemptRefusedError) return refused(err, p, redactor, what);
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new ConnectionError(`Connection to the service failed (${what}): ${printable(reason)}`, call.idempotencyKey, p.attempt, { cause });
+}
+
+/**
+ * Never retried (it would be refused again, and msw would report it again): raised at once as
+ * the error of a step outside the SDK, with msw's error (secrets masked) as the cause.
+ */
+function refused(err: AttemptRefusedError, p: CallProgress, redactor: Redactor, what: string): Error {
+  const cause = sanitize(err.cause, p, redactor);
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new CallInterruptedError(
+    `The request interceptor in front of fetch (msw) refused ${what} before it was sent: ${printable(reason)} Add a request handler for it, or let it through (onUnhandledRequest).`,
+    { cause, idempotencyKey: p.call.idempotencyKey },
+  );
 }
 
 /** A body over the cap: accepted when its status was 2xx, malformed otherwise. */

@@ -1,7 +1,7 @@
 import { nonNegativeInt, positiveInt } from './checks.js';
 import { InvalidArgumentError } from './errors.js';
 import type { IntentJournal } from './journal.js';
-import type { Logger } from './logger.js';
+import { isLogLevelSetting, type Logger, type LogLevelSetting } from './logger.js';
 import type { TelemetryOptions } from './otel.js';
 import type { RequestLimiter } from './limiter.js';
 import { DEFAULT_BACKOFF, type BackoffSettings } from './retry-policy.js';
@@ -50,17 +50,36 @@ export interface MerchantClientOptions {
    */
   readonly dispatcher?: UndiciDispatcher;
   /**
-   * Chosen by the runtime when omitted: on Node, `undici` (undici's dispatch on a pooled agent,
-   * the fastest; Node's `fetch` if undici cannot be loaded); on Bun, Deno, workerd and edge
-   * runtimes, `fetch`. `fetch` uses a WHATWG fetch: the global one or
-   * {@link MerchantClientOptions.fetch}. Use `fetch` with msw (2 or 3), which does not see
-   * undici's own dispatch.
+   * Chosen by the runtime when omitted: on Node, undici's dispatch on a pooled agent (the
+   * fastest; Node's `fetch` if undici cannot be loaded), except while a test's msw `setupServer`
+   * (msw 2 or 3) is listening, when each attempt goes through the global `fetch` that msw
+   * intercepts, so a merchant's msw suite answers the SDK's requests without naming a transport;
+   * on Bun, Deno, workerd and edge runtimes, `fetch`. `undici` names undici for every attempt
+   * (msw does not see it; the client then logs an error at its first call while msw listens);
+   * `fetch` uses a WHATWG fetch: the global one or {@link MerchantClientOptions.fetch}.
    */
   readonly transport?: 'undici' | 'fetch';
   /** The fetch function for `transport: 'fetch'` (implies it when given). */
   readonly fetch?: FetchFunction;
-  /** Receives method, path, status, attempt, duration and request id; never secrets or bodies. */
+  /**
+   * Where log lines go: any object with `debug`, `info`, `warn` and `error` methods (pino,
+   * winston). Default `console`, which gets each line as one line of text. Lines carry method,
+   * route or path, status, attempts, duration, request id and idempotency key; never a secret,
+   * a body or a member id.
+   */
   readonly logger?: Logger;
+  /**
+   * The least severe level logged: `off`, `error`, `warn` (the default), `info` (adds one line
+   * per call) or `debug` (adds one line per attempt). Default: `MERCHANT_API_LOG`, else `warn`.
+   */
+  readonly logLevel?: LogLevelSetting;
+  /**
+   * Allows a client in a browser page (a `window` and a `document`, outside a worker and a
+   * server runtime), which is refused by default: the page would hold the API key and the
+   * signing key, which anyone who opens it can read. Only for pages that are never public
+   * (an internal tool on a trusted machine). Default false.
+   */
+  readonly dangerouslyAllowBrowser?: boolean;
   /** Appended to the user agent, e.g. `my-shop/1.4`. */
   readonly userAgentSuffix?: string;
   /** Where tokens are cached; in memory by default, shared across a fleet when plugged. */
@@ -112,6 +131,7 @@ export interface ResolvedConfig {
   readonly validateResponses: boolean;
   readonly maxResponseBytes: number;
   readonly maxClockSkewMs: number;
+  readonly logLevel: LogLevelSetting;
 }
 
 /** Reads one environment variable. */
@@ -180,5 +200,19 @@ export function resolveConfig(options: MerchantClientOptions, env: Env = envVar)
     validateResponses: options.validateResponses ?? true,
     maxResponseBytes: positiveInt('maxResponseBytes', options.maxResponseBytes, 16 * 1024 * 1024),
     maxClockSkewMs: nonNegativeInt('maxClockSkewMs', options.maxClockSkewMs, 3_600_000),
+    logLevel: logLevel(options.logLevel, env),
   };
+}
+
+/** The option, else `MERCHANT_API_LOG` (case and surrounding spaces ignored), else `warn`. */
+function logLevel(given: LogLevelSetting | undefined, env: Env): LogLevelSetting {
+  if (given !== undefined) {
+    if (isLogLevelSetting(given)) return given;
+    throw new InvalidArgumentError('logLevel', "must be 'off', 'error', 'warn', 'info' or 'debug'.");
+  }
+  const raw = env('MERCHANT_API_LOG');
+  if (raw === undefined || raw.trim() === '') return 'warn';
+  const level = raw.trim().toLowerCase();
+  if (isLogLevelSetting(level)) return level;
+  throw new InvalidArgumentError('logLevel', "MERCHANT_API_LOG must be 'off', 'error', 'warn', 'info' or 'debug'.");
 }

@@ -82,8 +82,9 @@ export interface TelemetryOptions {
   /**
    * The `@opentelemetry/api` module (`import * as api from '@opentelemetry/api'`). Default: the
    * SDK loads it itself when it is installed and the application has registered something with
-   * it (checked on each call; the calls made while it loads, usually one or two, are not traced);
-   * nothing is loaded before that, nor when it is not installed.
+   * it (checked at each call, which waits for the load: the first call after a registration is
+   * traced); nothing is loaded before that, nor when it is not installed. Give it where the SDK
+   * cannot import it by name (a bundle without `node_modules`).
    */
   readonly api?: OpenTelemetryApi;
   /** `false` turns tracing and metrics off, even when `@opentelemetry/api` is installed. Default true. */
@@ -227,28 +228,36 @@ function otelRegistered(): boolean {
  * Reports to the API once it is loaded; until then (and without it) reports nothing. The API is
  * loaded only once the application has registered something with it (checked on each call, so a
  * provider registered after the client was created is picked up): loading it only to report to
- * its no-op tracer cost about 60 ms of a cold start (`npm run bench`).
+ * its no-op tracer cost about 60 ms of a cold start (`npm run bench`). A call that starts after a
+ * registration waits for the load ({@link LazyReporter.ready}), so that the first call of a
+ * process (a serverless cold start, a short script) is traced, its token exchange included; the
+ * application imported the API to register, so the load is usually the module cache's answer.
  */
 class LazyReporter implements Telemetry {
   #inner: Telemetry = NO_TELEMETRY;
-  #loading = false;
+  #loading: Promise<void> | undefined;
+  #loaded = false;
   readonly #propagate: boolean;
 
   constructor(propagate: boolean) {
     this.#propagate = propagate;
-    this.#load();
+    void this.ready();
   }
 
-  #load(): void {
-    if (this.#loading || !otelRegistered()) return;
-    this.#loading = true;
-    void loadApi().then((api) => {
-      if (api !== undefined) this.#inner = new OpenTelemetryReporter(api, this.#propagate);
-    });
+  /** Pending while the API loads after a registration was seen; undefined otherwise (no wait). */
+  ready(): Promise<void> | undefined {
+    if (this.#loaded) return undefined;
+    if (this.#loading === undefined) {
+      if (!otelRegistered()) return undefined;
+      this.#loading = loadApi().then((api) => {
+        if (api !== undefined) this.#inner = new OpenTelemetryReporter(api, this.#propagate);
+        this.#loaded = true;
+      });
+    }
+    return this.#loading;
   }
 
   startCall(start: CallStart): CallTrace {
-    this.#load();
     return this.#inner.startCall(start);
   }
 

@@ -40,6 +40,11 @@ export interface CallTrace {
  * `otel.ts` reports to OpenTelemetry when it is installed or given.
  */
 export interface Telemetry {
+  /**
+   * Pending while the reporter gets ready (the OpenTelemetry API loading after a registration);
+   * a call waits for it before it starts, so that it is traced. Absent or undefined: no wait.
+   */
+  ready?(): Promise<void> | undefined;
   startCall(start: CallStart): CallTrace;
   /** A retry is scheduled (for the retries counter). */
   retry(name: string, retryClass: string): void;

@@ -10,7 +10,11 @@ import { toAmountString, type AmountInput, type AmountRules } from '../money.js'
 
 /** Keyset-list query parameters (Common rules: `limit` default 20, maximum 100; opaque `cursor`). */
 export interface ListParams {
-  /** Page size, an integer from 1 to 100 (service default 20). Not a cap on the total. */
+  /**
+   * Page size, a positive integer (service default 20). The service serves at most 100 a page; a
+   * larger value is sent as given and served as 100 (the spec gives the maximum, not an error
+   * for exceeding it: the lenient reading, the sandbox's too). Not a cap on the total.
+   */
   readonly limit?: number;
   /** Start after this cursor (a previous page's `next_cursor`). */
   readonly cursor?: string;
@@ -37,6 +41,17 @@ export function checkId(value: unknown, name: string): string {
 /** A required non-empty string field. */
 export function checkText(value: unknown, name: string): string {
   if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(name, 'must be a non-empty string.');
+  return value;
+}
+
+/**
+ * A required string with at least one character that is not white space, sent as given. For
+ * fields whose blank value names nothing, so that sending it could only move money wrongly
+ * (a withdrawal's `to_address`): the service's "missing or empty required fields" read as
+ * including white space only (the sandbox refuses it too).
+ */
+export function checkNonBlank(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new InvalidArgumentError(name, 'must be a non-blank string.');
   return value;
 }
 
@@ -93,13 +108,21 @@ export function checkQuery(query: LooseQuery | undefined): LooseQuery | undefine
   return query;
 }
 
-/** The list query: `limit` an integer 1..100, `cursor` a string; other keys dropped. */
+/**
+ * Whether `limit` is a page size the query can carry: a positive integer written with digits
+ * only (`1e21` would be sent as `1e+21`, which no service reads as a number).
+ */
+function isPageSize(limit: unknown): boolean {
+  return typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && /^\d+$/.test(String(limit));
+}
+
+/** The list query: `limit` a positive integer (above 100 served as 100), `cursor` a string; other keys dropped. */
 export function listQuery(params: ListParams | undefined): Record<string, QueryValue> {
   if (params === undefined) return {};
   checkObject(params, 'params');
   const { limit, cursor } = params;
-  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 100)) {
-    throw new InvalidArgumentError('limit', 'must be an integer from 1 to 100.');
+  if (limit !== undefined && !isPageSize(limit)) {
+    throw new InvalidArgumentError('limit', 'must be a positive integer (the service serves at most 100 a page).');
   }
   if (cursor !== undefined && typeof cursor !== 'string') throw new InvalidArgumentError('cursor', 'must be a string.');
   return { limit, cursor };

@@ -42,7 +42,11 @@ export interface TopupCreateParams {
   readonly asset: string;
   /** `fiat` selects the fiat path; anything else silently becomes `chain` on the service. */
   readonly channel?: 'chain' | 'fiat';
-  /** Positive decimal string, at most 20 integer digits and 12 decimals; stored as `amount_text`. */
+  /**
+   * Positive decimal string, at most 20 integer digits and 12 decimals; stored as `amount_text`.
+   * Leading zeros are sent as given and not counted (`007` is one digit: a decimal string has one
+   * reading; the sandbox counts the same way).
+   */
   readonly amount: AmountInput;
   /** At most 64 characters; merged into `note`, not returned separately. */
   readonly reference_no?: string;
@@ -61,14 +65,20 @@ const MERGED_NOTE_MAX = 300;
 /**
  * Characters reserved for the fixed Chinese receipt prefix and separator that the service adds
  * when it merges `reference_no` into `note`. The spec calls the prefix fixed but does not show
- * it; 32 is far above any receipt label ("回单号：" is 4), so a merged text the SDK lets through
- * is never cut.
+ * its length; 32 is far above a plain receipt label ("回单号：" is 4), so a merged text the SDK
+ * lets through is never cut. The sandbox merges with a prefix and separator of exactly these 32
+ * characters, so it cuts exactly the notes this check refuses (docs/testing.md, "Where the
+ * sandbox chooses").
  */
 const REFERENCE_PREFIX_RESERVE = 32;
 
-/** Refuses a note that the service's merge with `reference_no` could cut at 300 characters. */
+/**
+ * Refuses a note that the service's merge with `reference_no` could cut at 300 characters. An
+ * empty `reference_no` merges nothing (no prefix), like an absent one.
+ */
 function checkMergedNote(note: string | undefined, reference: string | undefined): void {
-  const merged = charLength(note ?? '') + (reference === undefined ? 0 : charLength(reference) + REFERENCE_PREFIX_RESERVE);
+  const merged =
+    charLength(note ?? '') + (reference === undefined || reference === '' ? 0 : charLength(reference) + REFERENCE_PREFIX_RESERVE);
   if (merged <= MERGED_NOTE_MAX) return;
   throw new InvalidArgumentError(
     'note',

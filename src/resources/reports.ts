@@ -52,7 +52,7 @@ export class Reports {
    *
    * Errors: 403 `insufficient_scope`.
    *
-   * @throws InvalidArgumentError when `limit` is not an integer from 1 to 100.
+   * @throws InvalidArgumentError when `limit` is not a positive integer.
    */
   list(params?: ListParams, options?: CallOptions): PagePromise<ExportReport> {
     return this.#api.list(REPORTS_LIST, { query: listQuery(params), order: reportsDescending, options });

@@ -77,7 +77,7 @@ export class KeyRing {
     return fail('invalid_credentials', 'Invalid client id or API key.');
   }
 
-  /** Issues a token of the key's environment, valid 30 minutes of sandbox time. */
+  /** Issues a token of the key's environment, valid 30 minutes of business time. */
   issue(environment: SandboxEnvironment, now: number): { token: string; expiresAt: number } {
     const token = `tok_${environment === 'live' ? 'live' : 'sbx'}_${hex(24)}`;
     const expiresAt = now + TOKEN_TTL_MS;
@@ -87,7 +87,7 @@ export class KeyRing {
 
   /**
    * Reads `x-auth-token: Bearer X` (preferred) or `authorization: Bearer X`. Missing,
-   * malformed, unknown, expired (by the sandbox clock) or of a disabled key: `invalid_token`.
+   * malformed, unknown, expired (by business time) or of a disabled key: `invalid_token`.
    * Returns the key row the token belongs to.
    */
   verify(headers: Record<string, string>, now: number): KeyRow {

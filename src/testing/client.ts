@@ -27,20 +27,46 @@ export interface SandboxClientOptions extends Partial<MerchantClientOptions> {
   readonly environment?: SandboxEnvironment;
 }
 
+/** The reason an aborted `signal` gives, as `fetch` rejects with it (an `AbortError` when none was given). */
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/**
+ * Settles with `work`, or rejects with the signal's reason as soon as `signal` aborts, as
+ * `fetch` does. The simulated service is not stopped: like a real server, it may still execute
+ * the request the client gave up on (a timed-out write may have run).
+ */
+function unlessAborted<T>(work: () => Promise<T>, signal: AbortSignal | null | undefined): Promise<T> {
+  if (!signal) return work();
+  // An aborted signal sends nothing, as with fetch.
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work()
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /**
  * A WHATWG-style fetch answering from the simulator in-process. The request's bytes and
  * path-with-query are passed unchanged, so signatures verify exactly as over a socket. A URL
- * on `liveBaseUrl`'s origin addresses the simulated production host.
+ * on `liveBaseUrl`'s origin addresses the simulated production host. `init.signal` is honoured
+ * as `fetch` honours it: an abort (a client's `timeoutMs`, a caller's signal) rejects the call at
+ * once with the signal's reason, even while an injected `hang` or `delay` holds the request.
  */
 export function createSandboxFetch(
   handle: (req: SandboxRequest) => Promise<SandboxResponse>,
   liveBaseUrl: string = LIVE_BASE_URL,
 ): (input: string, init: RequestInit) => Promise<Response> {
   const liveOrigin = new URL(liveBaseUrl).origin;
-  return async (input, init) => {
+  const send = async (input: string, init: RequestInit): Promise<Response> => {
     const url = new URL(input);
     const body = init.body === undefined || init.body === null ? undefined : new Uint8Array(await new Response(init.body).arrayBuffer());
-    if (init.signal?.aborted) throw init.signal.reason;
+    // Aborted while the body was read: the request never reaches the simulator.
+    if (init.signal?.aborted) throw abortReason(init.signal);
     const res = await handle({
       method: init.method ?? 'GET',
       url: url.pathname + url.search,
@@ -52,6 +78,7 @@ export function createSandboxFetch(
     if (res.reset) throw new TypeError('fetch failed', { cause: new Error('socket hang up (sandbox reset fault)') });
     return new Response(res.status === 204 || res.status === 304 ? null : res.body, { status: res.status, headers: res.headers });
   };
+  return (input, init) => unlessAborted(() => send(input, init), init.signal);
 }
 
 /** Builds a {@link MerchantClient} wired to a sandbox through the fetch transport. */
@@ -67,9 +94,8 @@ export function createSandboxClient(
     ...credentials,
     // Tests should not wait seconds between retries; callers may still override.
     backoff: { baseDelayMs: 5, inProgressDelayMs: 20, maxDelayMs: 100 },
-    // The simulator's clock is there to be moved (a 24-hour lock, a 7-day retention): its `Date`
-    // may be days ahead, and the client follows it instead of refusing it as a broken clock.
-    maxClockSkewMs: 400 * 86_400_000,
+    // No `maxClockSkewMs` here: moving the sandbox's business clock leaves the clock signatures
+    // are checked against (and its `Date` header) on real time, so the default bound holds.
     ...rest,
     transport: 'fetch',
     ...(via === 'direct' ? { fetch: sandboxFetch } : {}),

@@ -1,19 +1,42 @@
 /**
- * The sandbox's clock. Every time-based rule of the simulator reads it: token expiry, the
- * ±300 s timestamp window, the 5-minute nonce window, the 24-hour idempotency window, the
- * 4-hour reconfirmation window, rate-limit windows, cursor expiry and the `Date` header.
+ * The sandbox's two clocks.
+ *
+ * - The business clock (`now`, `advance`, `set`, `freeze`, `unfreeze`): what tests move. Every
+ *   business rule reads it: token lifetime (30 minutes), the 24-hour idempotency window, the 4-hour
+ *   reconfirmation window and its refunds, the card activation lock, daily withdrawal limits,
+ *   rate-limit windows, cursor expiry, QR quote memos, timestamps in answers and events.
+ * - The signature clock (`signatureNow`): real time plus an explicit skew (`skewSignatures`).
+ *   Request signatures are checked against it (the ±300 s timestamp window and the 5-minute
+ *   nonce window), and the `Date` response header and the token's `expired_at` are told on it,
+ *   because a client in any language signs with its own wall clock. Moving business time by
+ *   days therefore never makes a signature wrong (it expires tokens, which a client renews);
+ *   `timestamp_out_of_range` is tested by skewing the signature clock on purpose.
  */
 export interface SandboxClock {
-  /** Current sandbox time in Unix milliseconds. */
+  /** Current business time in Unix milliseconds. */
   now(): number;
-  /** Moves sandbox time forward (or back, with a negative value) by `ms`. */
+  /** Moves business time forward (or back, with a negative value) by `ms`. Signatures are unaffected. */
   advance(ms: number): void;
-  /** Sets sandbox time to `ms` (Unix milliseconds); it keeps flowing from there unless frozen. */
+  /** Sets business time to `ms` (Unix milliseconds); it keeps flowing from there unless frozen. */
   set(ms: number): void;
-  /** Stops sandbox time at `ms` (default: now) until `advance`, `set` or `unfreeze`. */
+  /** Stops business time at `ms` (default: now) until `advance`, `set` or `unfreeze`. */
   freeze(ms?: number): void;
-  /** Lets frozen sandbox time flow again from where it stopped. */
+  /** Lets frozen business time flow again from where it stopped. */
   unfreeze(): void;
+  /**
+   * The signature clock in Unix milliseconds: real time (`Date.now()`) plus
+   * {@link SandboxClock.signatureSkewMs}. Signature timestamps (±300 s) and nonces (5 minutes)
+   * are checked against it; the `Date` header and the token's `expired_at` follow it.
+   */
+  signatureNow(): number;
+  /** How far the signature clock is set from real time, in ms (0 unless {@link SandboxClock.skewSignatures} was called). */
+  readonly signatureSkewMs: number;
+  /**
+   * Sets the signature clock `ms` milliseconds away from real time (positive: ahead, negative:
+   * behind, 0: back to real time), so that clients signing with their own clock meet
+   * `timestamp_out_of_range` beyond 300 s. Business time is unaffected. `reset()` sets it to 0.
+   */
+  skewSignatures(ms: number): void;
 }
 
 /** Internal clock with a change hook, so time-driven state (expiries) is swept when moved. */
@@ -22,12 +45,14 @@ export interface InternalClock extends SandboxClock {
 }
 
 /**
- * Creates a clock that follows `source` (default `Date.now`) plus an offset, so tests can move
- * time without fake timers and without touching the process clock.
+ * Creates the two clocks. Business time follows `source` (default `Date.now`) plus an offset,
+ * so tests can move it without fake timers and without touching the process clock; the
+ * signature clock follows the process clock, which is what clients sign with.
  */
 export function createClock(source: () => number = Date.now): InternalClock {
   let offset = 0;
   let frozenAt: number | undefined;
+  let skew = 0;
   const listeners: Array<() => void> = [];
   const changed = (): void => {
     for (const l of listeners) l();
@@ -53,6 +78,15 @@ export function createClock(source: () => number = Date.now): InternalClock {
       if (frozenAt === undefined) return;
       offset = frozenAt - source();
       frozenAt = undefined;
+    },
+    // Wall-clock time on purpose: it is what a client's signature carries.
+    signatureNow: () => Date.now() + skew,
+    get signatureSkewMs() {
+      return skew;
+    },
+    skewSignatures(ms) {
+      if (!Number.isFinite(ms)) throw new Error('sandbox: the signature skew must be a finite number of milliseconds');
+      skew = Math.trunc(ms);
     },
     onChange(listener) {
       listeners.push(listener);

@@ -85,7 +85,7 @@ function timestampMessage(ts: string, nowMs: number): string {
   const diff = Number(ts) - nowS;
   const side = diff > 0 ? 'ahead of' : 'behind';
   const ms = Number(ts) > 1e11 ? '; it looks like milliseconds: send Unix seconds' : '';
-  return `timestamp: x-timestamp ${ts} is ${Math.abs(diff)} s ${side} the sandbox clock (${nowS}); the window is ±300 s${ms}`;
+  return `timestamp: x-timestamp ${ts} is ${Math.abs(diff)} s ${side} the sandbox's signature clock (${nowS}); the window is ±300 s${ms}`;
 }
 
 function nonceMessage(input: DiagnosisInput, nonce: string): string {

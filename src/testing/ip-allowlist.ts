@@ -41,9 +41,14 @@ function admits(entry: string, ip: string): boolean {
   return ['8', '16', '24'].includes(bits) && samePrefix(octets, caller, Number(bits) / 8);
 }
 
-/** Whether the allowlist admits the caller: an empty list admits everyone. */
-export function ipAllowed(allowlist: readonly string[], ip: string): boolean {
-  if (allowlist.length === 0) return true;
+/**
+ * Whether the allowlist admits the caller. An empty list admits everyone on a sandbox key
+ * (sandbox's choice: the spec requires a non-empty list of live keys only) and no one on a live
+ * key (the spec: "Live keys must have a non-empty allowlist"; `setIpAllowlist` refuses to empty
+ * one, and should one be empty anyway, it fails closed).
+ */
+export function ipAllowed(allowlist: readonly string[], ip: string, key: 'sandbox' | 'live'): boolean {
+  if (allowlist.length === 0) return key === 'sandbox';
   const caller = normalizeIp(ip);
   return allowlist.some((entry) => admits(entry, caller));
 }

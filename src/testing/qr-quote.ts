@@ -10,7 +10,7 @@ import { FIAT_PER_USD, fiatToUsd, usdToAsset } from './pricing.js';
 import { decodeQr, type QrCode } from './qr-codes.js';
 import type { RouteContext } from './routes/context.js';
 import { optString, reqString } from './routes/fields.js';
-import type { MemberRecord, MerchantRecord } from './store.js';
+import { lineOpen, type MemberRecord, type MerchantRecord } from './store.js';
 
 /** Assets the sandbox upstream quotes. */
 const QUOTED_ASSETS = ['USDT', 'USDC'];
@@ -196,7 +196,7 @@ function blockedReasonOf(ctx: RouteContext, m: MemberRecord, asset: string): str
 export function planQr(ctx: RouteContext, m: MemberRecord, body: Record<string, unknown>, memo: boolean): QuotePlan {
   const codeValue = reqString(body, 'code_value');
   const funding = fundingOf(ctx, body);
-  if (!ctx.store.merchant.lines.qrpay) fail('service_unavailable', 'QR payments are temporarily unavailable.');
+  if (!lineOpen(ctx.store.merchant, 'qrpay')) fail('service_unavailable', 'QR payments are temporarily unavailable.');
   const d = decodeQr(ctx.store.qrCodes, codeValue);
   if (d.required_payer_fields.length > 0) fail('product_not_available', 'Codes that require payer fields cannot proceed through this API.');
   const { currency, fiat } = fiatOf(d, body);

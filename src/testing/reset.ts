@@ -45,4 +45,5 @@ export function resetSandbox(p: ResetParts): void {
   deps.requests.length = 0;
   p.clock.unfreeze();
   p.clock.set(p.source());
+  p.clock.skewSignatures(0);
 }

@@ -1,5 +1,5 @@
 /** `createSandbox()`: wires the store, checks, routes and adapters into one simulated service. */
-import { withAdmin } from './admin/index.js';
+import { requireAdminToken, withAdmin } from './admin/index.js';
 import type { AdminHost } from './admin/views.js';
 import { AssetTable, DEFAULT_ASSETS, type SandboxAsset } from './assets.js';
 import type { MerchantClient } from '../client.js';
@@ -17,7 +17,7 @@ import { Router } from './router.js';
 import { ALL_ROUTES } from './routes/index.js';
 import { DEFAULT_CORRIDORS } from './routes/remit.js';
 import { KNOWN_SCOPES, normalizeScopes } from './scopes.js';
-import { listen, type ListenOptions, type SandboxServer } from './server.js';
+import { isLoopbackHost, listen, type ListenOptions, type SandboxServer } from './server.js';
 import type { SandboxResponse } from './responses.js';
 import { resetSandbox } from './reset.js';
 import { applySeed, checkSeed, type SandboxSeed } from './seed-file.js';
@@ -25,7 +25,7 @@ import { createService, type SandboxRequest } from './service.js';
 import type { RecordedRequest, ServiceDeps } from './service-deps.js';
 import { NonceStore } from './signature.js';
 import { createState } from './state.js';
-import type { SandboxState } from './state-types.js';
+import type { LineName, SandboxState } from './state-types.js';
 import type { Store } from './store.js';
 import { sweep } from './sweep.js';
 import { createWebhooks, type InternalWebhooks, type SandboxWebhooks, type WebhookDeliveryOptions } from './webhooks.js';
@@ -48,10 +48,19 @@ export interface SandboxOptions {
   scopes?: string[];
   /** Asset catalogue (default USDT, USDC, BTC, ETH; see `DEFAULT_ASSETS`). */
   assets?: SandboxAsset[];
-  /** Time source in Unix ms (default `Date.now`); `sandbox.clock` offsets from it. */
+  /**
+   * Source of business time in Unix ms (default `Date.now`); `sandbox.clock` offsets from it.
+   * The signature clock always follows the process clock (`Date.now()`), which clients sign with.
+   */
   now?: () => number;
   /** Key of the simulator's webhook signature (default random). */
   webhookSecret?: string;
+  /**
+   * The signature clock's distance from real time in ms (default 0), applied at creation and by
+   * every `reset()`: clients signing with their own clock meet `timestamp_out_of_range` beyond
+   * 300 s. The same as calling `sandbox.clock.skewSignatures(ms)`.
+   */
+  signatureSkewMs?: number;
   /** Webhook delivery tuning (attempts, backoff, timeout, transport). */
   webhooks?: WebhookDeliveryOptions;
   /** The sandbox host's base URL, for `sandbox.client()` and msw handlers (default `SANDBOX_BASE_URL`). */
@@ -62,8 +71,15 @@ export interface SandboxOptions {
   seed?: SandboxSeed;
 }
 
-/** Options of `sandbox.listen()`: where to listen, and which deployment the server is. */
+/** Options of `sandbox.listen()`: where to listen, which deployment the server is, and who may use its admin API. */
 export interface SandboxListenOptions extends ListenOptions {
+  /**
+   * A token the admin API (`/__sandbox/`: state, seeding, clock, faults) then requires in the
+   * `x-sandbox-admin-token` header; a request without it gets 401. Default: none on a loopback
+   * `host`, and a random one (read it from `server.adminToken`) on any other address, so that a
+   * sandbox reachable from the network is never driven by whoever reaches it.
+   */
+  adminToken?: string;
   /**
    * `sandbox` (default), or `live` to serve as the simulated production host: the live key's
    * tokens work there, the sandbox key's get `environment_mismatch`, the faucet is `not_found`.
@@ -120,7 +136,7 @@ export interface Sandbox {
   readonly state: SandboxState;
   /** Inject failures. */
   readonly faults: SandboxFaults;
-  /** Move sandbox time. */
+  /** The two clocks: business time to move, and the signature clock to skew (`SandboxClock`). */
   readonly clock: SandboxClock;
   /** Requests received, oldest first. */
   readonly requests: RequestLog;
@@ -160,7 +176,8 @@ export interface Sandbox {
    * Back to the state of a new sandbox with the same options: no data but the `seed` option's
    * (applied again), no fault, no request, no receiver or event, fresh windows and counters,
    * tokens revoked, the key enabled with its initial scopes, IP allowlists and the client IP as
-   * at creation, the clock on real time. Credentials,
+   * at creation, both clocks on real time (the signature clock skewed by the `signatureSkewMs`
+   * option only). Credentials,
    * merchant id and webhook secret are kept; objects already obtained (`state`, `faults`,
    * `clock`, `requests`, `webhooks`, `stats`) stay valid.
    */
@@ -172,6 +189,12 @@ export interface Sandbox {
    * or through the global `fetch` with `{ via: 'msw' }` so that msw sees every call.
    */
   client(options?: SandboxClientOptions): MerchantClient;
+}
+
+/** Every line of the merchant, set to `value`. */
+function allLines(value: boolean): Record<LineName, boolean> {
+  const names: LineName[] = ['withdraw', 'deposit', 'conversion', 'exchange', 'qrpay', 'remit', 'card', 'deposit_address'];
+  return Object.fromEntries(names.map((n) => [n, value])) as Record<LineName, boolean>;
 }
 
 function initialStore(options: SandboxOptions, merchantId: string): Store {
@@ -186,16 +209,8 @@ function initialStore(options: SandboxOptions, merchantId: string): Store {
       status: 'active',
       prepaid: new Map(),
       custodyDeclared: new Map(),
-      lines: {
-        withdraw: true,
-        deposit: true,
-        conversion: true,
-        exchange: true,
-        qrpay: true,
-        remit: true,
-        card: true,
-        deposit_address: true,
-      },
+      lines: allLines(true),
+      halted: allLines(false),
       quickKyc: { enabled: true, pool: 100, fee: new Decimal(10), feeAsset: 'USDT' },
       qrFeeRate: new Decimal('0.005'),
       agreement: {
@@ -329,6 +344,7 @@ function assetsOf(store: Store, sandbox: Sandbox, ref: string): string[] {
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const merchantId = options.merchantId ?? `mch_sbx_${hex(8)}`;
   const clock = createClock(options.now);
+  clock.skewSignatures(options.signatureSkewMs ?? 0);
   let scopes = normalizeScopes(options.scopes ?? [...KNOWN_SCOPES]);
   const initialScopes = scopes;
   let clientIp = '127.0.0.1';
@@ -358,7 +374,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...targets,
     merchantId,
     handle,
-    listen: ({ environment = 'sandbox', ...opts } = {}) => listen((req) => handle({ environment, ...req }), opts),
+    listen: (opts = {}) => listenGuarded(handle, opts),
     state,
     faults,
     clock,
@@ -380,6 +396,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     reset() {
       const source = options.now ?? Date.now;
       resetSandbox({ deps, freshStore: () => initialStore(options, merchantId), quotas: initialQuotas, faults, clock, source });
+      clock.skewSignatures(options.signatureSkewMs ?? 0);
       scopes = initialScopes;
       clientIp = '127.0.0.1';
       keys.allowlists.sandbox = [...initialAllowlists.sandbox];
@@ -389,6 +406,17 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
   const adminHost = adminHostOf(sandbox, store);
   return sandbox;
+}
+
+/** `sandbox.listen()`: the deployment chosen, and the admin API behind its token when it has one. */
+async function listenGuarded(
+  handle: (req: SandboxRequest) => Promise<SandboxResponse>,
+  { environment = 'sandbox', adminToken, ...opts }: SandboxListenOptions,
+): Promise<SandboxServer> {
+  const token = adminToken ?? (isLoopbackHost(opts.host ?? '127.0.0.1') ? undefined : `adm_${hex(24)}`);
+  const served = (req: SandboxRequest): Promise<SandboxResponse> => handle({ environment, ...req });
+  const server = await listen(token === undefined ? served : requireAdminToken(served, token), opts);
+  return token === undefined ? server : Object.assign(server, { adminToken: token });
 }
 
 /** What the admin API reads and drives. */

@@ -12,6 +12,12 @@ export interface ListenOptions {
   host?: string;
 }
 
+/** Whether `host` is a loopback interface (`127.0.0.0/8`, `::1`, `localhost`): only this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\./.test(h);
+}
+
 /** A running sandbox server. */
 export interface SandboxServer {
   /** Base URL, e.g. `http://127.0.0.1:53117`. */
@@ -20,6 +26,11 @@ export interface SandboxServer {
   port: number;
   /** Connections currently open (for socket-count assertions under load). */
   readonly connections: number;
+  /**
+   * The token the admin API (`/__sandbox/`) requires in the `x-sandbox-admin-token` header, or
+   * undefined when it requires none: `sandbox.listen()` on loopback without `adminToken`.
+   */
+  readonly adminToken?: string;
   /** Stops listening and destroys open (keep-alive) connections. */
   close(): Promise<void>;
 }
@@ -48,7 +59,7 @@ export async function listen(
             req.socket.destroy();
             return;
           }
-          // Our own Date header (sandbox clock), not Node's.
+          // Our own Date header (the signature clock), not Node's.
           res.sendDate = false;
           const payload = req.method === 'HEAD' ? '' : out.body;
           res.writeHead(out.status, { ...out.headers, 'content-length': String(Buffer.byteLength(payload)) });

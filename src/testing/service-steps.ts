@@ -55,7 +55,7 @@ function checkEnvironment(key: KeyRow, x: Exchange): void {
 
 /** The caller's IP is on the key's allowlist, else 403 `ip_not_allowed`, without echoing the list. */
 function checkIp(deps: ServiceDeps, key: KeyRow, x: Exchange): void {
-  if (!ipAllowed(deps.keys.allowlists[key.environment], x.clientIp))
+  if (!ipAllowed(deps.keys.allowlists[key.environment], x.clientIp, key.environment))
     fail('ip_not_allowed', 'The caller’s IP address is not allowed for this key.');
 }
 
@@ -75,15 +75,15 @@ export function exchangeToken(deps: ServiceDeps, x: Exchange): StoredResponse {
   checkIp(deps, key, x);
   const { token, expiresAt } = keys.issue(key.environment, now);
   store.stats.tokenExchanges += 1;
-  return json(
-    200,
-    { auth_token: token, expired_at: Math.floor(expiresAt / 1000), token_type: 'Bearer', scopes: [...deps.scopes()] },
-    x.requestId,
-  );
+  // The token lives 30 minutes of business time (moving it expires tokens, as renewal tests want);
+  // `expired_at` is told on the signature clock, the `Date` header's, so that a client's own clock
+  // reads the remaining lifetime right however far business time was moved.
+  const expiredAt = Math.floor((clock.signatureNow() + expiresAt - now) / 1000);
+  return json(200, { auth_token: token, expired_at: expiredAt, token_type: 'Bearer', scopes: [...deps.scopes()] }, x.requestId);
 }
 
 /**
- * 3. The bearer token (`invalid_token`), its environment (`environment_mismatch`), the key's IP
+ * 3. The bearer token (`invalid_token`, expiry on business time), its environment (`environment_mismatch`), the key's IP
  * allowlist (`ip_not_allowed`), then a disabled merchant (`merchant_disabled`). Returns the key.
  */
 export function checkToken(deps: ServiceDeps, x: Exchange, now: number): KeyRow {
@@ -94,15 +94,19 @@ export function checkToken(deps: ServiceDeps, x: Exchange, now: number): KeyRow 
   return key;
 }
 
-/** 4. The signature of every write with the token's key: headers, timestamp window, HMAC, nonce; a refusal is diagnosed. */
-export function checkSignature(deps: ServiceDeps, x: Exchange, key: KeyRow, now: number): void {
+/**
+ * 4. The signature of every write with the token's key: headers, timestamp window, HMAC, nonce;
+ * a refusal is diagnosed. Checked against the signature clock, never business time.
+ */
+export function checkSignature(deps: ServiceDeps, x: Exchange, key: KeyRow): void {
   if (x.isRead) return;
-  verifyDiagnosed(deps, x, key, now);
+  verifyDiagnosed(deps, x, key);
 }
 
-/** Verifies a write's signature with `key`; a refusal carries the diagnosis (never the key). */
-function verifyDiagnosed(deps: ServiceDeps, x: Exchange, key: KeyRow, now: number): void {
+/** Verifies a write's signature with `key` on the signature clock; a refusal carries the diagnosis (never the key). */
+function verifyDiagnosed(deps: ServiceDeps, x: Exchange, key: KeyRow): void {
   const { method, pathWithQuery, headers, body, requestId } = x;
+  const now = deps.clock.signatureNow();
   const keysForDiagnosis = { signingKey: key.signingKey, apiKey: deps.keys.credentials.apiKey };
   const input = { method, pathWithQuery, headers, body, requestId, now, keys: keysForDiagnosis, requests: deps.requests };
   withDiagnosis(input, () => verifySignature({ method, pathWithQuery, headers, body }, key.signingKey, deps.nonces, now, key.environment));

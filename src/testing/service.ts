@@ -9,7 +9,8 @@
  *    allowlist; unsigned);
  * 3. token (`invalid_token`), environment (`environment_mismatch`), IP allowlist
  *    (`ip_not_allowed`), merchant disabled;
- * 4. signature on every method but GET/HEAD (headers, timestamp window, HMAC, nonce);
+ * 4. signature on every method but GET/HEAD (headers, timestamp window, HMAC, nonce), on the
+ *    signature clock (real time plus an explicit skew), never on business time;
  * 5. route lookup (`not_found`, also for a sandbox-only route and a live key), scope
  *    (`insufficient_scope`), suspended merchant on writes;
  * 6. rate-limit bucket (`rate_limited`), so a throttled request never executes;
@@ -118,7 +119,7 @@ async function process(deps: ServiceDeps, x: Exchange, beforeHandler: () => Prom
     }
     const now = deps.clock.now();
     const key = checkToken(deps, x, now);
-    checkSignature(deps, x, key, now);
+    checkSignature(deps, x, key);
     const { route, params } = findRoute(deps, x, key);
     checkRateLimit(deps, x, now);
     const member = memberContext(deps, x, route);
@@ -179,8 +180,8 @@ export function createService(deps: ServiceDeps): (req: SandboxRequest) => Promi
       await delay();
       if (fault?.kind === 'hang') taken!.answered();
       if (r.reset) return recordOutcome(entry, r);
-      // The Date header follows the sandbox clock: clients correct their skew from it.
-      return recordOutcome(entry, { ...r, headers: { ...r.headers, date: new Date(clock.now()).toUTCString() } });
+      // The Date header follows the signature clock: clients correct their signing skew from it.
+      return recordOutcome(entry, { ...r, headers: { ...r.headers, date: new Date(clock.signatureNow()).toUTCString() } });
     };
 
     // 1. `before` faults answer without running the request; `after` and `garble` once it ran (its outcome stored).

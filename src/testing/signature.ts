@@ -9,7 +9,7 @@ const NONCE_WINDOW_MS = 5 * 60 * 1000;
 
 /**
  * Nonces seen per merchant and environment (the caller prefixes each nonce with its
- * environment), remembered for the 5-minute window on the sandbox clock.
+ * environment), remembered for the 5-minute window on the signature clock.
  */
 export class NonceStore {
   private readonly seen = new Map<string, number>();
@@ -41,7 +41,7 @@ export interface SignedRequest {
  * Authentication > Signatures). Order: headers present and timestamp numeric
  * (`invalid_signature`), timestamp within ±300 s (`timestamp_out_of_range`), HMAC
  * (`invalid_signature`), then the nonce (`nonce_reused`), which is consumed only once the
- * signature has verified.
+ * signature has verified. `nowMs` is the signature clock (real time plus any explicit skew).
  */
 export function verifySignature(req: SignedRequest, signingKey: string, nonces: NonceStore, nowMs: number, namespace = 'sandbox'): void {
   const ts = req.headers['x-timestamp'];

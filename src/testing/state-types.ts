@@ -130,8 +130,10 @@ export interface MerchantSnapshot {
       queued: string;
     }
   >;
-  /** Which lines are enabled (a halted line answers `service_unavailable`). */
+  /** Each line's switch (`setLine`): a disabled line answers `service_unavailable`. */
   lines: Record<LineName, boolean>;
+  /** Each line's halt (`setLineHalted`): a halted line answers `service_unavailable`, whatever its switch. */
+  halted: Record<LineName, boolean>;
 }
 
 /** Input of {@link SandboxState.seedCard}. Card amounts are in card-currency units (USD). */
@@ -303,9 +305,16 @@ export interface SeedRemittanceInput {
   /**
    * The order is in `needs_reconfirm` but cannot be canceled (a settlement journal exists, the
    * locking journal is missing, or its status changed meanwhile): cancel answers 400
-   * `state_invalid`. Without it, cancel outside `needs_reconfirm` answers the current 500.
+   * `state_invalid`. Without it, cancel outside `needs_reconfirm` answers as `cancel_answer` says.
    */
   cancel_blocked?: boolean;
+  /**
+   * What cancel answers once the order is outside `needs_reconfirm` (seeded so, canceled,
+   * refunded): `api_error` (default), the 500 the spec says the current implementation answers;
+   * or `state_invalid`, the spec's primary answer (400, "a non-cancellable state"). Either way
+   * nothing moves, and only the 400 is kept under the idempotency key.
+   */
+  cancel_answer?: 'api_error' | 'state_invalid';
   /** Reconfirmation rounds already used (3 or more: `too_many_rounds`). */
   rounds?: number;
   /** When the order entered `needs_reconfirm` (ms); the 4-hour window counts from it. Default now. */
@@ -432,8 +441,17 @@ export interface SandboxState {
   setPrepaid(asset: string, columns: { available?: AmountInput; locked?: AmountInput; queued?: AmountInput }): void;
   /** Sets (or clears) the custody declaration that withdrawal confirms draw down. */
   setCustodyDeclaration(asset: string, amount: AmountInput | undefined): void;
-  /** Enables or halts a line (`withdraw`, `deposit`, `conversion`, `exchange`, `qrpay`, `remit`, `card`, `deposit_address`). */
+  /**
+   * Enables or disables a line (`withdraw`, `deposit`, `conversion`, `exchange`, `qrpay`, `remit`,
+   * `card`, `deposit_address`): its switch. A disabled line answers `service_unavailable`.
+   */
   setLine(line: LineName, enabled: boolean): void;
+  /**
+   * Halts a line (true) or lifts the halt (false), apart from its switch: the spec tells the two
+   * states apart ("enabled and not halted"), and `GET /v1/merchant/lines` shows both. A halted
+   * line answers `service_unavailable` at once.
+   */
+  setLineHalted(line: LineName, halted: boolean): void;
   /** Changes a conversion direction of the price list. */
   setConversionPair(
     from: string,

@@ -150,6 +150,8 @@ export interface RemittanceRecord {
   needsReconfirmSince: number;
   /** Cancel answers 400 `state_invalid` although the order is in `needs_reconfirm`. */
   cancelBlocked: boolean;
+  /** What cancel answers outside `needs_reconfirm`: the current 500 `api_error`, or the spec's primary 400 `state_invalid`. */
+  cancelAnswer: 'api_error' | 'state_invalid';
   rounds: number;
   created_at: number;
 }
@@ -233,6 +235,14 @@ export interface PrepaidRow {
   queued: Dec;
 }
 
+/**
+ * Whether a line takes orders: enabled and not halted (spec: "the merchant's withdraw line is
+ * enabled and not halted"; disabled or halted, the call answers `service_unavailable` at once).
+ */
+export function lineOpen(merchant: Pick<MerchantRecord, 'lines' | 'halted'>, line: LineName): boolean {
+  return merchant.lines[line] && !merchant.halted[line];
+}
+
 /** The sandbox merchant: custody, prepaid account, lines and configuration. */
 export interface MerchantRecord {
   id: string;
@@ -241,7 +251,10 @@ export interface MerchantRecord {
   prepaid: Map<string, PrepaidRow>;
   /** Custody declaration per asset; when set, confirming withdrawals draws it down. */
   custodyDeclared: Map<string, Dec>;
+  /** Each line's switch: disabled by the merchant's configuration when false. */
   lines: Record<LineName, boolean>;
+  /** Each line's halt: stopped for now (funding, upstream) when true, whatever its switch. */
+  halted: Record<LineName, boolean>;
   quickKyc: { enabled: boolean; pool: number; fee: Dec; feeAsset: string };
   qrFeeRate: Dec;
   agreement: Record<string, { title: string; body: string }> | null;

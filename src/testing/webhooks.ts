@@ -3,9 +3,11 @@
  * envelope as JSON with `content-type`, `z-event-id`, `z-event-type` and `z-signature`, a
  * 10-second timeout, retries with backoff on a non-2xx answer or a timeout, at-least-once.
  *
- * `z-signature` here is the SIMULATOR's own scheme, since the spec does not publish the
- * service's: lowercase hex HMAC-SHA256 of the raw body keyed with `sandbox.webhooks.secret`.
- * Do not treat it as the production procedure.
+ * `z-signature` here is the SIMULATOR's own scheme, since the spec names the header but not the
+ * service's procedure ("Signature verification procedure for webhooks: not shown"): lowercase hex
+ * HMAC-SHA256 of the raw body bytes (UTF-8 JSON, exactly as sent) keyed with the UTF-8 bytes of
+ * `sandbox.webhooks.secret`, nothing else signed (no timestamp, no event id). Do not treat it as
+ * the production procedure.
  */
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
@@ -67,6 +69,12 @@ export interface WebhookDelivery {
   ok: boolean;
   /** The exact bytes sent. */
   body: string;
+  /**
+   * The headers sent: `content-type`, `z-event-id`, `z-event-type` and `z-signature` (the
+   * simulator's signature of `body`), so that a receiver in any language can be checked against
+   * what it was given. The webhook secret itself is never in a delivery record.
+   */
+  headers: Record<string, string>;
 }
 
 /** Delivery tuning. The spec shows no retry schedule; these defaults are the simulator's. */
@@ -184,7 +192,7 @@ async function deliverOne(env: WebhookEnvelope, url: string, ctx: DeliveryContex
       error = e instanceof Error ? e.message : String(e);
     }
     const ok = status !== undefined && status >= 200 && status < 300;
-    ctx.log.push({ event_id: env.event_id, event_type: env.event_type, url, attempt, status, error, ok, body });
+    ctx.log.push({ event_id: env.event_id, event_type: env.event_type, url, attempt, status, error, ok, body, headers: { ...headers } });
     if (ok) return;
     if (attempt < ctx.options().attempts) await sleep(ctx.options().backoffMs * 2 ** (attempt - 1));
   }

@@ -158,6 +158,7 @@ describe('what a hostile error response can make the SDK print', () => {
     const lines: string[] = [];
     const logged = wireClient(server.url, {
       maxRetries: 1,
+      logLevel: 'debug',
       logger: { info: (m, f) => lines.push(`${m} ${JSON.stringify(f)}`), warn: (m, f) => lines.push(`${m} ${JSON.stringify(f)}`) },
     });
     server.on('GET', '/v1/assets', {

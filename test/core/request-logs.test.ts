@@ -21,7 +21,10 @@ beforeEach(async () => {
   server = await startWireServer();
   lines = [];
   const at = (level: string) => (message: string, fields?: LogFields) => void lines.push({ level, message, fields });
-  client = wireClient(server.url, { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } });
+  client = wireClient(server.url, {
+    logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
+    logLevel: 'debug',
+  });
 });
 afterEach(async () => {
   await client.close();
@@ -54,7 +57,7 @@ describe('log lines of a call', () => {
     expect(line.fields!.durationMs).toBeGreaterThanOrEqual(0);
   });
 
-  it('an error response, then its retry: info "request failed" with the code, warn "retrying" with the delay and reason', async () => {
+  it('an error response, then its retry: debug "request failed" with the code, warn "retrying" with the delay and reason', async () => {
     server.on('POST', '/v1/withdrawals', [
       { ...apiError(502, 'upstream_error'), headers: { 'x-request-id': 'req_up' } },
       { status: 201, body: {} },
@@ -62,10 +65,10 @@ describe('log lines of a call', () => {
     await client.request({ method: 'POST', path: '/v1/withdrawals', body: {}, idempotent: true });
     const mine = callLines('/v1/withdrawals');
     expect(mine.map((l) => `${l.level} ${l.message}`)).toEqual([
-      'info request failed',
+      'debug request failed',
       'warn retrying',
       'debug request succeeded',
-      'debug call succeeded',
+      'info call succeeded',
     ]);
     // The request id of the body wins over the header's.
     expect(mine[0]!.fields).toEqual({
@@ -91,7 +94,7 @@ describe('log lines of a call', () => {
     expect(mine[3]!.fields).toMatchObject({ route: '/v1/withdrawals', status: 201, attempts: 2, sent: 'yes', replayed: false });
   });
 
-  it('a body that is not the error envelope: info "request failed with a malformed body", retried as malformed_<status>', async () => {
+  it('a body that is not the error envelope: debug "request failed with a malformed body", retried as malformed_<status>', async () => {
     server.on('POST', '/v1/withdrawals', [
       { status: 503, body: '<html>down</html>', headers: { 'x-request-id': 'req_html' } },
       { status: 201, body: {} },
@@ -99,10 +102,10 @@ describe('log lines of a call', () => {
     await client.request({ method: 'POST', path: '/v1/withdrawals', body: {}, idempotent: true });
     const mine = callLines('/v1/withdrawals');
     expect(mine.map((l) => `${l.level} ${l.message}`)).toEqual([
-      'info request failed with a malformed body',
+      'debug request failed with a malformed body',
       'warn retrying',
       'debug request succeeded',
-      'debug call succeeded',
+      'info call succeeded',
     ]);
     expect(mine[0]!.fields).toEqual({
       method: 'POST',

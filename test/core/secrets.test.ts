@@ -16,7 +16,7 @@ describe('secrets never leak', () => {
   it('not in logs, inspect, JSON or error messages across success, retries and failures', async () => {
     const lines: string[] = [];
     const capture = (message: string, fields?: LogFields) => lines.push(`${message} ${JSON.stringify(fields)}`);
-    const client = wireClient(server.url, { logger: { debug: capture, info: capture, warn: capture, error: capture } });
+    const client = wireClient(server.url, { logger: { debug: capture, info: capture, warn: capture, error: capture }, logLevel: 'debug' });
     server.on('POST', '/v1/cards/crd_1/activate', [apiError(400, 'state_invalid', { locked_until: '2026-11-24T00:00:00Z' })]);
     server.on('POST', '/v1/withdrawals', [
       apiError(502, 'upstream_error'),

@@ -38,7 +38,7 @@ beforeEach(async () => {
   server.on('GET', '/v1/assets', { body: {} });
   release = () => undefined;
   const record = (message: string, fields?: LogFields) => lines.push({ message, fields });
-  client = wireClient(server.url, { logger: { debug: record, info: record, warn: record } });
+  client = wireClient(server.url, { logger: { debug: record, info: record, warn: record }, logLevel: 'debug' });
 });
 afterEach(async () => {
   release();

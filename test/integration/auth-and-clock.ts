@@ -105,7 +105,7 @@ export function describeAuthAndClock(mode: Mode): void {
           const m = sandbox.state.seedMember({ balances: { USDT: { available: '100' } } });
           const member = client.member(m.id);
           await member.balances.list(); // token and a read: reads are unsigned, so unaffected
-          sandbox.clock.advance(minutes * 60_000);
+          sandbox.clock.skewSignatures(minutes * 60_000);
           sandbox.resetRequests();
 
           const r = await member.withdrawals.create(order).withResponse();
@@ -113,8 +113,10 @@ export function describeAuthAndClock(mode: Mode): void {
           const attempts = attemptsOn(sandbox, 'POST', W);
           expect(attempts).toHaveLength(2);
           expectSameKeyNewNonce(attempts, r.response.idempotencyKey!);
-          // Wire: the first timestamp is outside the ±300 s window of the service clock, the second inside.
-          const drift = (i: number): number => Math.abs(Number(attempts[i]!.headers['x-timestamp']) - attempts[i]!.at / 1000);
+          // Wire: the first timestamp is outside the ±300 s window of the service's signature clock
+          // (business time, which `at` records, was not moved), the second inside.
+          const drift = (i: number): number =>
+            Math.abs(Number(attempts[i]!.headers['x-timestamp']) - (attempts[i]!.at + minutes * 60_000) / 1000);
           expect(drift(0)).toBeGreaterThan(300);
           expect(drift(1)).toBeLessThanOrEqual(300);
           expect(Math.round(client.clockOffsetMs / 60_000)).toBe(minutes);

@@ -55,7 +55,7 @@ describe('payOut', () => {
 
   it('corrects a service clock 10 minutes ahead after one timestamp_out_of_range', async () => {
     sandbox.state.seedMember({ external_member_id: 'user-8', balances: { USDT: { available: '100' } } });
-    sandbox.clock.advance(10 * 60_000); // the Date header follows the sandbox clock
+    sandbox.clock.skewSignatures(10 * 60_000); // signatures and the Date header: 10 minutes ahead
     await payOut(client, 'user-8', '1');
     // The token exchange is unsigned: the withdrawal meets the skew, and goes again once, corrected.
     expect(sandbox.requests.filter((r) => r.path === '/v1/connect/token')).toHaveLength(1);

@@ -92,13 +92,12 @@ export function serverMode(): Mode {
       const server: SandboxServer = await sandbox.listen();
       const clients: MerchantClient[] = [];
       const newClient = (o: Partial<MerchantClientOptions> = {}): MerchantClient => {
-        // Like sandbox.client(): the client follows a simulator clock moved hours ahead (the signed
-        // token exchange meets the skew too).
+        // Like sandbox.client(): default clock settings, since moving the simulator's business
+        // clock leaves signatures and tokens on real time.
         const c = new MerchantClient({
           baseUrl: server.url,
           ...sandbox.credentials,
           backoff: FAST_BACKOFF,
-          maxClockSkewMs: 400 * 86_400_000,
           ...options.client,
           ...o,
         });

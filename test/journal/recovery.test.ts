@@ -50,7 +50,8 @@ afterEach(async () => {
 
 /** A client of the ledger on `journal`; each call of this function is a new "process" (a fresh client). */
 function client(options: Partial<MerchantClientOptions> = {}) {
-  return wireClient(ledger.url, { journal, logger, telemetry: { api: otel }, ...options });
+  // Recovery's outcome lines are at info, under the default level (warn): asked for here.
+  return wireClient(ledger.url, { journal, logger, logLevel: 'info', telemetry: { api: otel }, ...options });
 }
 
 /** A withdrawal whose answer is lost: the connection is reset before the service executes it. */

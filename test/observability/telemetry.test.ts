@@ -49,7 +49,7 @@ const logger = Object.fromEntries(
   ]),
 );
 function traced(options: Partial<MerchantClientOptions> = {}): MerchantClient {
-  return wireClient(server.url, { telemetry: { api: otel }, logger, ...options });
+  return wireClient(server.url, { telemetry: { api: otel }, logger, logLevel: 'debug', ...options });
 }
 
 beforeEach(async () => {

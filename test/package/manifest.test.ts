@@ -3,10 +3,11 @@
  * The full gates (build, publint, attw, an installed tarball imported from ESM, CJS and
  * TypeScript) are in `npm run check:package` (scripts/check-package.ts).
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, posix, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { USAGE } from '../../src/testing/cli/args.js';
 import { SDK_VERSION } from '../../src/version.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -71,8 +72,9 @@ describe('package.json', () => {
   });
 
   it('ships only dist, the OpenAPI document and the docs, supports Node 20.18.1+, and is side-effect free', () => {
-    expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'openapi.json']));
-    expect(pkg.files.every((f) => ['dist', 'openapi.json', 'README.md', 'CHANGELOG.md', 'LICENSE'].includes(f))).toBe(true);
+    expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'openapi.json', 'docs/*.md']));
+    const shipped = ['dist', 'openapi.json', 'docs/*.md', 'bench/README.md', 'README.md', 'CHANGELOG.md', 'CONTRIBUTING.md', 'LICENSE'];
+    expect(pkg.files.every((f) => shipped.includes(f))).toBe(true);
     expect(pkg.engines.node).toBe('>=20.18.1');
     expect(pkg.type).toBe('module');
     expect(pkg.sideEffects).toBe(false);
@@ -160,5 +162,53 @@ describe('entry graph', () => {
   it('the testing entry loads msw only lazily (no static import of it)', () => {
     const { bare } = reachable('src/testing/index.ts');
     expect([...bare].filter((b) => /^msw(\/|$)/.test(b))).toEqual([]);
+  });
+});
+
+describe('what users meet in the package', () => {
+  /** Whether `path` (relative to the package root) is shipped by the `files` list (npm adds package.json and LICENSE). */
+  const shipped = (path: string): boolean =>
+    ['package.json', 'LICENSE'].includes(path) ||
+    pkg.files.some((f) =>
+      f.endsWith('/*.md') ? dirname(path) === dirname(f) && path.endsWith('.md') : path === f || path.startsWith(`${f}/`),
+    );
+  const markdown = [
+    'README.md',
+    'CHANGELOG.md',
+    'CONTRIBUTING.md',
+    'bench/README.md',
+    ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`),
+  ]
+    .filter((f) => f.endsWith('.md'))
+    .filter(shipped);
+
+  it('ships the guides the README links to, and every relative link of a shipped page resolves in the package', () => {
+    expect(markdown).toEqual(expect.arrayContaining(['README.md', 'docs/getting-started.md', 'docs/testing.md', 'bench/README.md']));
+    const broken: string[] = [];
+    for (const file of markdown) {
+      const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+      for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (link === undefined || /^([a-z]+:|#)/.test(link)) continue;
+        const target = posix.normalize(posix.join(posix.dirname(file), link.split('#')[0]!));
+        if (!shipped(target) || !existsSync(join(ROOT, target))) broken.push(`${file} -> ${link}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('the sandbox command names documentation that the installed package holds', () => {
+    const doc = /Documentation: node_modules\/merchant-stablecoin\/(\S+)/.exec(USAGE)?.[1];
+    expect(doc).toBe('docs/sandbox-server.md');
+    expect(shipped(doc!)).toBe(true);
+    expect(existsSync(join(ROOT, doc!))).toBe(true);
+  });
+
+  it('no user document names an internal issue', () => {
+    const examples = readdirSync(join(ROOT, 'examples'))
+      .filter((f) => /\.(ts|md)$/.test(f))
+      .map((f) => `examples/${f}`);
+    for (const file of [...markdown, ...examples]) {
+      expect(readFileSync(join(ROOT, file), 'utf8'), file).not.toMatch(/\bissue\s+#?\d+/i);
+    }
   });
 });

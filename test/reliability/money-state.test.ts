@@ -296,7 +296,7 @@ describe('4. server text that echoes a secret never reaches an error, a log line
         body: `<html>proxy saw ${echo(req)} ${JSON.stringify(req.headers)}</html>`,
       }));
       server.on('POST', '/v1/exchange/orders', (req) => ({ status: 201, body: `not json ${echo(req)}` }));
-      const c = client({ logger, maxRetries: 0, transport });
+      const c = client({ logger, logLevel: 'debug', maxRetries: 0, transport });
       const errors = [
         await failure(c.member('m').cards.activate('crd_1', { expiry: '07/29', pin: PIN })),
         await failure(c.member('m').withdrawals.create(WITHDRAWAL)),

@@ -263,6 +263,7 @@ function newClient(owner: string, options: Partial<MerchantClientOptions> = {}):
     ...sandbox.credentials,
     backoff: FAST_BACKOFF,
     logger: captureLogger(owner),
+    logLevel: 'debug',
     tokenStore,
     ...options,
   });
@@ -558,11 +559,11 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
     const member = client.member(memberRef);
     const order = { asset: 'USDT', amount: '1', to_address: 'T-skew' } as const;
     for (const minutes of [10, -10]) {
-      sandbox.clock.advance(minutes * 60_000);
+      sandbox.clock.skewSignatures(minutes * 60_000);
       const r = await succeeds(`skew ${minutes} min`, () => member.withdrawals.create(order).withResponse());
       expect(r.response.attempts).toBe(2);
       expect(Math.round(client.clockOffsetMs / 60_000)).toBe(minutes);
-      sandbox.clock.advance(-minutes * 60_000);
+      sandbox.clock.skewSignatures(0);
     }
     // Back on the real clock: corrected once more.
     await succeeds('skew back to 0', () => member.withdrawals.create(order).withResponse());
@@ -889,6 +890,7 @@ describe('secrets sweep: one captured run across successes, faults, auth, skew, 
         MERCHANT_API_CLIENT_ID: clientId,
         MERCHANT_API_KEY: apiKey,
         MERCHANT_API_SIGNING_KEY: signingKey,
+        MERCHANT_API_LOG: 'debug',
       };
       const fromEnv = new MerchantClient({ logger: captureLogger('env'), tokenStore: new RecordingTokenStore(), backoff: FAST_BACKOFF });
       clients.push(fromEnv);

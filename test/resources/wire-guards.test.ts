@@ -121,8 +121,9 @@ describe('card limits', () => {
 
 describe('withdrawal', () => {
   const base = { asset: 'USDT', amount: '1', to_address: 'T' };
-  it('rejects an empty to_address and one over 200 characters', () => {
+  it('rejects an empty or blank to_address and one over 200 characters', () => {
     rejected('to_address', () => m().withdrawals.create({ ...base, to_address: '' }));
+    rejected('to_address', () => m().withdrawals.create({ ...base, to_address: ' \t\n' }));
     rejected('to_address', () => m().withdrawals.create({ ...base, to_address: 'x'.repeat(201) }));
   });
   it.each([['0'], ['0.000'], ['-5'], ['abc']])('rejects amount %j', (amount) => {
@@ -165,16 +166,23 @@ describe('top-up declaration', () => {
 });
 
 describe('pagination limit', () => {
-  it.each([[0], [101], [1.5], [-1], ['10']])('rejects limit %j', (limit) => {
+  it.each([[0], [1.5], [-1], ['10'], [1e21], [Number.POSITIVE_INFINITY]])('rejects limit %j', (limit) => {
     rejected('limit', () => client.reports.list({ limit: limit as Any }));
     rejected('limit', () => m().remittances.list({ limit: limit as Any }));
     rejected('limit', () => client.assets.list({ limit: limit as Any }));
   });
-  it('accepts 1 and 100', async () => {
+  it('accepts 1, 100, and above 100 as given (the service serves at most 100)', async () => {
     server.on('GET', '/v1/reports', { body: { data: [], next_cursor: null, has_more: false } });
     await client.reports.list({ limit: 1 });
     await client.reports.list({ limit: 100 });
-    expect(server.calls().map((r) => r.url)).toEqual(['/v1/reports?limit=1', '/v1/reports?limit=100']);
+    await client.reports.list({ limit: 101 });
+    await client.reports.list({ limit: Number.MAX_SAFE_INTEGER + 1 });
+    expect(server.calls().map((r) => r.url)).toEqual([
+      '/v1/reports?limit=1',
+      '/v1/reports?limit=100',
+      '/v1/reports?limit=101',
+      '/v1/reports?limit=9007199254740992',
+    ]);
   });
 });
 

@@ -174,21 +174,58 @@ describe('faults and clock', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('POST /__sandbox/clock moves the time the signature window is checked against', async () => {
+  it('POST /__sandbox/clock moves business time without touching signatures; signature_skew_ms skews the signature clock', async () => {
     const { sandbox, server } = await serve();
     await adminSend(server, 'POST', '/__sandbox/members', { external_member_id: 'alice', balances: { USDT: { available: '10' } } });
     const frozen = await adminSend<{ now_ms: number }>(server, 'POST', '/__sandbox/clock', { freeze: true });
     const before = frozen.body.now_ms;
-    const call = await rawCaller(sandbox, server);
-    // A request stamped now, sent after the sandbox moved 10 minutes on: refused.
-    const stamped = String(Math.floor(before / 1000));
-    const moved = await adminSend<{ now_ms: number }>(server, 'POST', '/__sandbox/clock', { advance_ms: 600_000 });
-    expect(moved.body.now_ms).toBe(before + 600_000);
     const body = JSON.stringify({ asset: 'USDT', amount: '1', to_address: 'T' });
-    const res = await call({ path: '/v1/withdrawals', body, member: 'alice', timestamp: stamped });
-    expect(res.body['code']).toBe('timestamp_out_of_range');
-    expect(await adminGet(server, '/__sandbox/clock')).toMatchObject({ now_ms: before + 600_000 });
+    // Business time 25 hours on: a request signed with the real clock still passes (with a token
+    // exchanged after the move: tokens live 30 minutes of business time).
+    const moved = await adminSend<Record<string, number>>(server, 'POST', '/__sandbox/clock', { advance_ms: 90_000_000 });
+    expect(moved.body).toMatchObject({ now_ms: before + 90_000_000, signature_skew_ms: 0 });
+    const call = await rawCaller(sandbox, server);
+    const stamped = String(Math.floor(Date.now() / 1000));
+    expect((await call({ path: '/v1/withdrawals', body, member: 'alice', timestamp: stamped })).status).toBe(201);
+    // The signature clock 10 minutes ahead: the same real-time stamp is refused.
+    const skewed = await adminSend<Record<string, number>>(server, 'POST', '/__sandbox/clock', { signature_skew_ms: 600_000 });
+    expect(skewed.body).toMatchObject({ now_ms: before + 90_000_000, signature_skew_ms: 600_000 });
+    expect(skewed.body['signature_now_ms']! - Date.now()).toBeGreaterThan(300_000);
+    const refused = await call({ path: '/v1/withdrawals', body, member: 'alice', timestamp: String(Math.floor(Date.now() / 1000)) });
+    expect(refused.body['code']).toBe('timestamp_out_of_range');
+    expect(await adminGet(server, '/__sandbox/clock')).toMatchObject({ now_ms: before + 90_000_000, signature_skew_ms: 600_000 });
+    await adminSend(server, 'POST', '/__sandbox/clock', { signature_skew_ms: 0 });
+    const again = await call({ path: '/v1/withdrawals', body, member: 'alice', timestamp: String(Math.floor(Date.now() / 1000)) });
+    expect(again.status).toBe(201);
     expect((await adminSend(server, 'POST', '/__sandbox/clock', {})).status).toBe(400);
+    expect((await adminSend(server, 'POST', '/__sandbox/clock', { signature_skew_ms: 'soon' })).status).toBe(400);
+  });
+});
+
+describe('remittances', () => {
+  it("POST /__sandbox/remittances seeds an order; cancel_answer 'state_invalid' makes a late cancel the spec's 400", async () => {
+    const { server, sandbox } = await serve();
+    await adminSend(server, 'POST', '/__sandbox/members', { external_member_id: 'rita', balances: { USDT: { available: '1' } } });
+    const seeded = await adminSend<{ id: string; status: string; locked: string }>(server, 'POST', '/__sandbox/remittances', {
+      member: 'rita',
+      amount: '40',
+      status: 'processing',
+      cancel_answer: 'state_invalid',
+    });
+    expect(seeded.status).toBe(201);
+    expect(seeded.body).toMatchObject({ id: expect.stringMatching(/^rmt_/), status: 'processing' });
+    const call = await rawCaller(sandbox, server);
+    const refused = await call({ path: `/v1/remittances/${seeded.body.id}/cancel`, body: '{}', member: 'rita' });
+    expect(refused.status).toBe(400);
+    expect(refused.body['code']).toBe('state_invalid');
+    // Without the option, the current implementation's 500.
+    const plain = await adminSend<{ id: string }>(server, 'POST', '/__sandbox/remittances', { member: 'rita', status: 'processing' });
+    const current = await call({ path: `/v1/remittances/${plain.body.id}/cancel`, body: '{}', member: 'rita' });
+    expect(current.status).toBe(500);
+    expect(current.body['code']).toBe('api_error');
+    expect(await adminGet(server, `/__sandbox/remittances/${seeded.body.id}`)).toMatchObject({ status: 'processing', locked: '40.000000' });
+    expect((await adminSend(server, 'GET', '/__sandbox/remittances/rmt_nope')).status).toBe(404);
+    expect((await adminSend(server, 'POST', '/__sandbox/remittances', { member: 'ghost' })).status).toBe(400);
   });
 });
 
@@ -253,6 +290,13 @@ describe('webhooks', () => {
     const id = emitted.body.event.event_id;
     expect(hook.got.map((g) => g.headers['z-event-id'])).toEqual([id, id]);
     expect(hook.got[1]!.headers['z-signature']).toBe(sandbox.webhooks.sign(hook.got[1]!.body));
+    // Each delivery record carries the headers sent, exactly as the receiver got them.
+    for (const [i, d] of emitted.body.deliveries.entries()) {
+      for (const name of ['content-type', 'z-event-id', 'z-event-type', 'z-signature']) {
+        expect(d.headers[name], `${name} of attempt ${i + 1}`).toBe(hook.got[i]!.headers[name]);
+      }
+      expect(d.body).toBe(hook.got[i]!.body);
+    }
 
     const again = await adminSend<{ deliveries: WebhookDelivery[] }>(server, 'POST', `/__sandbox/webhooks/events/${id}/redeliver`);
     expect(again.body.deliveries.map((d) => [d.attempt, d.ok])).toEqual([[1, true]]);

@@ -3,7 +3,10 @@
  * do, but a child process is not measured by coverage): what it prints and the exit code it asks
  * for, for each option and failure, with a real server on a real port.
  */
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -39,6 +42,9 @@ describe('parseArgs', () => {
       clientId: undefined,
       apiKey: undefined,
       signingKey: undefined,
+      webhookSecret: undefined,
+      adminToken: undefined,
+      signatureSkewMs: 0,
       seedFile: undefined,
     });
     const env = {
@@ -47,15 +53,25 @@ describe('parseArgs', () => {
       MERCHANT_API_CLIENT_ID: 'c-env',
       MERCHANT_API_KEY: 'k-env',
       MERCHANT_API_SIGNING_KEY: 's-env',
+      MERCHANT_WEBHOOK_SECRET: 'w-env',
+      MERCHANT_SANDBOX_ADMIN_TOKEN: 'a-env',
+      MERCHANT_SANDBOX_SIGNATURE_SKEW_MS: '-600000',
     };
-    expect(parseArgs(['--port=6000', '--client-id', 'c-flag', '--seed=s.json'], env)).toEqual({
+    expect(parseArgs(['--port=6000', '--client-id', 'c-flag', '--seed=s.json', '--webhook-secret', 'w-flag'], env)).toEqual({
       help: false,
       host: '0.0.0.0',
       port: 6000,
       clientId: 'c-flag',
       apiKey: 'k-env',
       signingKey: 's-env',
+      webhookSecret: 'w-flag',
+      adminToken: 'a-env',
+      signatureSkewMs: -600_000,
       seedFile: 's.json',
+    });
+    expect(parseArgs(['--admin-token=a-flag', '--signature-skew-ms', '900000'], env)).toMatchObject({
+      adminToken: 'a-flag',
+      signatureSkewMs: 900_000,
     });
     expect(parseArgs(['-h'], { PORT: '' }).help).toBe(true);
   });
@@ -65,12 +81,14 @@ describe('parseArgs', () => {
     [['--api-key='], '--api-key needs a value'],
     [['serve'], 'unexpected argument serve'],
     [['--port', '70000'], '--port must be a port number from 0 to 65535, not 70000'],
+    [['--signature-skew-ms', '10m'], '--signature-skew-ms must be a whole number of milliseconds (negative: behind), not 10m'],
   ])('%j is refused: %s', (argv, message) => {
     expect(() => parseArgs(argv, {})).toThrow(message);
   });
 
-  it('a bad PORT is named as PORT', () => {
+  it('a bad PORT is named as PORT, a bad skew as its variable', () => {
     expect(() => parseArgs([], { PORT: '-1' })).toThrow('PORT must be a port number from 0 to 65535, not -1');
+    expect(() => parseArgs([], { MERCHANT_SANDBOX_SIGNATURE_SKEW_MS: '1.5' })).toThrow('MERCHANT_SANDBOX_SIGNATURE_SKEW_MS must be');
   });
 });
 
@@ -114,8 +132,13 @@ describe('runCli', () => {
     writeFileSync(file, JSON.stringify({ members: [{ external_member_id: 'zed' }] }));
     const r = await cli(['--port', '0', '--seed', file, '--api-key', "it's"], { MERCHANT_API_SIGNING_KEY: 'sk env' });
     expect(r.codes).toEqual([]);
-    expect(r.out).toContain("export MERCHANT_API_KEY='it'\\''s'\n");
-    expect(r.out).toContain("export MERCHANT_API_SIGNING_KEY='sk env'\n");
+    // Given values are named, never printed; generated ones are exported.
+    expect(r.out).not.toContain("it's");
+    expect(r.out).not.toContain('sk env');
+    expect(r.out).toContain('# MERCHANT_API_KEY, MERCHANT_API_SIGNING_KEY: as given, not printed\n');
+    expect(r.out).toMatch(/^export MERCHANT_API_CLIENT_ID=cli_sbx_[0-9a-f]{16}$/m);
+    expect(r.out).toMatch(/^export MERCHANT_WEBHOOK_SECRET=whsec_sbx_[0-9a-f]{32}$/m);
+    expect(r.out).not.toContain('MERCHANT_SANDBOX_ADMIN_TOKEN');
     expect(r.out).toContain(`# Seeded from ${file} (members: 1)`);
     const base = /^export MERCHANT_API_BASE_URL=(\S+)$/m.exec(r.out)![1]!;
     const members = (await (await fetch(`${base}/__sandbox/members`)).json()) as { data: Array<{ external_member_id: string }> };
@@ -124,5 +147,59 @@ describe('runCli', () => {
     await r.exit;
     expect(r.codes).toEqual([0]);
     await expect(fetch(`${base}/__sandbox/members`)).rejects.toThrow();
+  });
+
+  it('--webhook-secret signs deliveries and --admin-token guards the admin API on loopback too; neither is printed', async () => {
+    const got: Array<{ signature: string | undefined; body: string }> = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        got.push({ signature: req.headers['z-signature'] as string | undefined, body });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const r = await cli([
+      '--port',
+      '0',
+      '--webhook-secret',
+      'whsec_from_flag',
+      '--admin-token',
+      'adm_from_flag',
+      '--signature-skew-ms',
+      '-600000',
+    ]);
+    try {
+      expect(r.out).not.toContain('whsec_from_flag');
+      expect(r.out).not.toContain('adm_from_flag');
+      expect(r.out).toContain('# MERCHANT_WEBHOOK_SECRET, MERCHANT_SANDBOX_ADMIN_TOKEN: as given, not printed');
+      expect(r.out).toContain('# Signatures are checked against real time - 600000 ms');
+      const base = /^export MERCHANT_API_BASE_URL=(\S+)$/m.exec(r.out)![1]!;
+      const admin = (route: string, body?: unknown, token = 'adm_from_flag') =>
+        fetch(`${base}${route}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: { 'x-sandbox-admin-token': token },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      expect((await admin('/__sandbox/state', undefined, '')).status).toBe(401);
+      expect(((await (await admin('/__sandbox/clock')).json()) as { signature_skew_ms: number }).signature_skew_ms).toBe(-600_000);
+      expect((await admin('/__sandbox/webhooks/receivers', { url: hook })).status).toBe(201);
+      expect(
+        (
+          await admin('/__sandbox/webhooks/events', {
+            event_type: 'card.activated',
+            data: { object: 'card', id: 'crd_1', status: 'active' },
+          })
+        ).status,
+      ).toBe(201);
+      expect(got).toHaveLength(1);
+      expect(got[0]!.signature).toBe(createHmac('sha256', 'whsec_from_flag').update(got[0]!.body).digest('hex'));
+    } finally {
+      r.stop!('SIGTERM');
+      await r.exit;
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
   });
 });

@@ -79,15 +79,30 @@ export function cliRunner(cleanup: 'each' | 'all' = 'each'): (args: string[], en
   };
 }
 
-/** The `export NAME=value` lines, evaluated by a real shell: what pasting them would set. */
-export async function exportsViaShell(stdout: string): Promise<Record<string, string>> {
-  const names = ['MERCHANT_API_BASE_URL', 'MERCHANT_API_CLIENT_ID', 'MERCHANT_API_KEY', 'MERCHANT_API_SIGNING_KEY'];
-  const script = `${stdout}\n${names.map((n) => `printf '%s\\0' "$${n}"`).join('\n')}\n`;
-  const sh = spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** The variables the command's banner may export. */
+const EXPORTED = [
+  'MERCHANT_API_BASE_URL',
+  'MERCHANT_API_CLIENT_ID',
+  'MERCHANT_API_KEY',
+  'MERCHANT_API_SIGNING_KEY',
+  'MERCHANT_WEBHOOK_SECRET',
+  'MERCHANT_SANDBOX_ADMIN_TOKEN',
+];
+
+/**
+ * The `export NAME=value` lines, evaluated by a real shell: what pasting them would set, in a
+ * shell whose environment already holds `given` (the values the command was started with, which
+ * it never prints). Variables set by neither are absent.
+ */
+export async function exportsViaShell(stdout: string, given: Record<string, string> = {}): Promise<Record<string, string>> {
+  const names = EXPORTED;
+  const script = `${stdout}\n${names.map((n) => `printf '%s\\0' "\${${n}-<unset>}"`).join('\n')}\n`;
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !names.includes(k)));
+  const sh = spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...clean, ...given } });
   let out = '';
   sh.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   const [code] = (await once(sh, 'close')) as [number];
   if (code !== 0) throw new Error(`sh exited ${code}`);
   const values = out.split('\0');
-  return Object.fromEntries(names.map((n, i) => [n, values[i] ?? '']));
+  return Object.fromEntries(names.flatMap((n, i) => (values[i] === '<unset>' ? [] : [[n, values[i] ?? '']])));
 }

@@ -1,7 +1,8 @@
 /**
  * `merchant-stablecoin-sandbox` spawned as a child process: help, bad flags, a port in use, fixed
- * credentials from the environment and flags, a seed file, pasteable export lines, the signed API
- * and the admin API on the printed URL, and a clean stop on SIGTERM and SIGINT.
+ * credentials from the environment and flags (never printed back), a seed file, pasteable export
+ * lines, the signed API and the admin API on the printed URL, the admin token beyond loopback,
+ * and a clean stop on SIGTERM and SIGINT.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
@@ -71,18 +72,15 @@ describe('serving', () => {
       }),
     );
     const apiKey = "ak with 'quote' and space";
-    const cli = run(['--port', '0', '--seed', seed, '--signing-key', 'sk_from_flag'], {
-      MERCHANT_API_CLIENT_ID: 'cli_ci_fixed',
-      MERCHANT_API_KEY: apiKey,
-      MERCHANT_API_SIGNING_KEY: 'sk_from_env',
-    });
+    const given = { MERCHANT_API_CLIENT_ID: 'cli_ci_fixed', MERCHANT_API_KEY: apiKey, MERCHANT_API_SIGNING_KEY: 'sk_from_env' };
+    const cli = run(['--port', '0', '--seed', seed, '--signing-key', 'sk_from_flag'], given);
     await cli.line(READY);
-    const env = await exportsViaShell(cli.stdout());
-    expect(env).toMatchObject({
-      MERCHANT_API_CLIENT_ID: 'cli_ci_fixed',
-      MERCHANT_API_KEY: apiKey,
-      MERCHANT_API_SIGNING_KEY: 'sk_from_flag',
-    });
+    // Pasted into the shell that started it (the given values already set), the block adds what
+    // the command generated: the base URL and the webhook secret. The flag wins over the variable.
+    const env = await exportsViaShell(cli.stdout(), given);
+    expect(env).toMatchObject({ ...given, MERCHANT_WEBHOOK_SECRET: expect.stringMatching(/^whsec_sbx_[0-9a-f]{32}$/) });
+    expect(env['MERCHANT_SANDBOX_ADMIN_TOKEN']).toBeUndefined();
+    expect(cli.stdout()).toContain('# MERCHANT_API_CLIENT_ID, MERCHANT_API_KEY, MERCHANT_API_SIGNING_KEY: as given, not printed');
     expect(env['MERCHANT_API_BASE_URL']).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(cli.stdout()).toContain(`# Inspector page and admin API: ${env['MERCHANT_API_BASE_URL']}/__sandbox/`);
 
@@ -121,4 +119,107 @@ describe('serving', () => {
     expect(cli.stdout()).toContain('# sandbox stopped (SIGINT)');
     expect(cli.stderr()).toBe('');
   });
+});
+
+/** Whether this machine can listen on `host` (an IPv6 wildcard needs IPv6). */
+async function canListen(host: string): Promise<boolean> {
+  const server = net.createServer();
+  const ok = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(0, host, () => resolve(true));
+  });
+  if (ok) await new Promise<void>((resolve) => server.close(() => resolve()));
+  return ok;
+}
+const IPV6 = await canListen('::');
+if (!IPV6) process.stderr.write('\n!! cannot listen on :: (no IPv6): the :: admin token test is SKIPPED\n\n');
+
+describe('secrets and the admin API', () => {
+  it('credentials and secrets given in the environment appear in neither stdout nor stderr, from start to stop', async () => {
+    const given = {
+      MERCHANT_API_CLIENT_ID: 'cli_live_c1ient1d_given',
+      MERCHANT_API_KEY: 'ak_live_this_is_a_real_looking_key_0123456789',
+      MERCHANT_API_SIGNING_KEY: 'sk_live_signing_key_given_abcdef',
+      MERCHANT_WEBHOOK_SECRET: 'whsec_live_given_webhook_secret',
+      MERCHANT_SANDBOX_ADMIN_TOKEN: 'adm_given_admin_token_zyxwvu',
+    };
+    const cli = run(['--port', '0', '--host', '0.0.0.0'], given);
+    await cli.line(READY);
+    const port = /^export MERCHANT_API_BASE_URL=http:\/\/0\.0\.0\.0:(\d+)$/m.exec(cli.stdout())![1]!;
+    const base = `http://127.0.0.1:${port}`;
+    // The given values work: the signed API with the credentials, the admin API with the token.
+    const client = new MerchantClient({
+      baseUrl: base,
+      clientId: given.MERCHANT_API_CLIENT_ID,
+      apiKey: given.MERCHANT_API_KEY,
+      signingKey: given.MERCHANT_API_SIGNING_KEY,
+    });
+    try {
+      expect((await client.assets.list()).data.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+    const state = await fetch(`${base}/__sandbox/state`, { headers: { 'x-sandbox-admin-token': given.MERCHANT_SANDBOX_ADMIN_TOKEN } });
+    expect(state.status).toBe(200);
+    cli.child.kill('SIGINT');
+    expect(await cli.exited()).toBe(0);
+    const printed = cli.stdout() + cli.stderr();
+    for (const [name, value] of Object.entries(given)) expect(printed, name).not.toContain(value);
+    expect(cli.stdout()).toContain(`# ${Object.keys(given).join(', ')}: as given, not printed`);
+    expect(cli.stdout()).not.toMatch(/^export MERCHANT_(API_CLIENT_ID|API_KEY|API_SIGNING_KEY|WEBHOOK_SECRET|SANDBOX_ADMIN_TOKEN)=/m);
+  });
+
+  it.each([['0.0.0.0'], ['::']])(
+    'bound to %s, the admin API refuses a request without the printed token (connecting to 127.0.0.1 only)',
+    async (host) => {
+      if (host === '::' && !IPV6) return;
+      const cli = run(['--port', '0', '--host', host]);
+      await cli.line(READY);
+      const env = await exportsViaShell(cli.stdout());
+      const token = env['MERCHANT_SANDBOX_ADMIN_TOKEN']!;
+      expect(token).toMatch(/^adm_[0-9a-f]{48}$/);
+      expect(cli.stdout()).toContain('# The admin API requires the header x-sandbox-admin-token: $MERCHANT_SANDBOX_ADMIN_TOKEN');
+      const port = new URL(env['MERCHANT_API_BASE_URL']!).port;
+      const base = `http://127.0.0.1:${port}`;
+      for (const [method, route] of [
+        ['GET', '/__sandbox/state'],
+        ['GET', '/__sandbox/'],
+        ['POST', '/__sandbox/clock'],
+        ['POST', '/__sandbox/reset'],
+      ] as const) {
+        const bare = await fetch(`${base}${route}`, { method, ...(method === 'POST' ? { body: '{"advance_ms": 1}' } : {}) });
+        expect(bare.status, `${method} ${route}`).toBe(401);
+        expect(((await bare.json()) as { error: string }).error).toContain('x-sandbox-admin-token');
+        const wrong = await fetch(`${base}${route}`, { method, headers: { 'x-sandbox-admin-token': `${token}x` } });
+        expect(wrong.status, `${method} ${route} with a wrong token`).toBe(401);
+      }
+      // The OpenAPI document the package ships is public: a generator fetches it without the token.
+      const openapi = await fetch(`${base}/__sandbox/openapi.json`);
+      expect(openapi.status).toBe(200);
+      expect(((await openapi.json()) as { openapi: string }).openapi).toMatch(/^3\.1/);
+      const before = (await (await fetch(`${base}/__sandbox/clock`, { headers: { 'x-sandbox-admin-token': token } })).json()) as {
+        now_ms: number;
+      };
+      const moved = await fetch(`${base}/__sandbox/clock`, {
+        method: 'POST',
+        headers: { 'x-sandbox-admin-token': token },
+        body: JSON.stringify({ freeze: before.now_ms }),
+      });
+      expect(moved.status).toBe(200);
+      // The signed API keeps its own authentication: the generated credentials work, no admin token needed.
+      const client = new MerchantClient({
+        baseUrl: base,
+        clientId: env['MERCHANT_API_CLIENT_ID']!,
+        apiKey: env['MERCHANT_API_KEY']!,
+        signingKey: env['MERCHANT_API_SIGNING_KEY']!,
+      });
+      try {
+        expect((await client.assets.list()).data.length).toBeGreaterThan(0);
+      } finally {
+        await client.close();
+      }
+      cli.child.kill('SIGTERM');
+      expect(await cli.exited()).toBe(0);
+    },
+  );
 });

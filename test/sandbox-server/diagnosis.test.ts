@@ -87,12 +87,12 @@ describe('the first component that differs is named, found by trying variants ag
     ],
   )('%s', async (_name, mistake, component, message) => {
     const { sandbox, server } = await serve();
-    sandbox.clock.freeze();
     sandbox.state.seedMember({ external_member_id: 'alice', balances: { USDT: { available: '10' } } });
     const call = await rawCaller(sandbox, server);
-    // 'MS': the frozen sandbox second, signed in milliseconds while x-timestamp carries seconds.
-    const ms = `${Math.floor(sandbox.clock.now() / 1000)}000`;
-    const write = { path: W, ...mistake, ...(mistake.signed?.timestamp === 'MS' ? { signed: { timestamp: ms } } : {}) };
+    // 'MS': one second sent as x-timestamp, and signed in milliseconds.
+    const second = String(Math.floor(sandbox.clock.signatureNow() / 1000));
+    const ms = { timestamp: second, signed: { timestamp: `${second}000` } };
+    const write = { path: W, ...mistake, ...(mistake.signed?.timestamp === 'MS' ? ms : {}) };
     const answer = await call({ body: BODY, member: 'alice', ...write });
     expect(answer.body['code']).toBe('invalid_signature');
     const { diagnosis } = await adminGet<Entry>(server, `/__sandbox/requests/${answer.requestId}`);
@@ -128,16 +128,21 @@ describe('the first component that differs is named, found by trying variants ag
 });
 
 describe('timestamp and nonce refusals are diagnosed too', () => {
-  it('timestamp_out_of_range: milliseconds sent, the distance to the sandbox clock given', async () => {
+  it('timestamp_out_of_range: milliseconds sent, the distance to the signature clock given', async () => {
     const { sandbox, server } = await serve();
-    sandbox.clock.freeze();
+    // Business time moved a day: the distance is given to the signature clock, not to it.
+    sandbox.clock.advance(86_400_000);
     sandbox.state.seedMember({ external_member_id: 'alice', balances: { USDT: { available: '10' } } });
     const call = await rawCaller(sandbox, server);
-    const answer = await call({ path: W, body: BODY, member: 'alice', timestamp: String(sandbox.clock.now()) });
+    const lo = Math.floor(sandbox.clock.signatureNow() / 1000);
+    const answer = await call({ path: W, body: BODY, member: 'alice', timestamp: String(sandbox.clock.signatureNow()) });
+    const hi = Math.floor(sandbox.clock.signatureNow() / 1000);
     expect(answer.body['code']).toBe('timestamp_out_of_range');
     const { diagnosis } = await adminGet<Entry>(server, `/__sandbox/requests/${answer.requestId}`);
     expect(diagnosis).toMatchObject({ code: 'timestamp_out_of_range', component: 'timestamp' });
-    expect(diagnosis?.message).toContain(`(${Math.floor(sandbox.clock.now() / 1000)})`);
+    const clockSecond = Number(/signature clock \((\d+)\)/.exec(diagnosis?.message ?? '')?.[1]);
+    expect(clockSecond).toBeGreaterThanOrEqual(lo);
+    expect(clockSecond).toBeLessThanOrEqual(hi);
     expect(diagnosis?.message).toContain('it looks like milliseconds');
   });
 

@@ -36,7 +36,18 @@ describe('docs/sandbox-server.md', () => {
   it('the options table names every flag of --help', async () => {
     const { USAGE } = await import('../../src/testing/cli/args.js');
     const flags = [...USAGE.matchAll(/^\s+(?:-h, )?(--[a-z-]+)/gm)].map((m) => m[1]!);
-    expect(flags).toEqual(['--host', '--port', '--client-id', '--api-key', '--signing-key', '--seed', '--help']);
+    expect(flags).toEqual([
+      '--host',
+      '--port',
+      '--client-id',
+      '--api-key',
+      '--signing-key',
+      '--webhook-secret',
+      '--admin-token',
+      '--signature-skew-ms',
+      '--seed',
+      '--help',
+    ]);
     for (const flag of flags) expect(doc).toContain(`\`${flag}`);
   });
 });

@@ -41,7 +41,7 @@ export async function rawCaller(sandbox: Sandbox, server: SandboxServer): Promis
   return async (w) => {
     const method = w.method ?? 'POST';
     const body = w.body ?? '';
-    const timestamp = w.timestamp ?? String(Math.floor(sandbox.clock.now() / 1000));
+    const timestamp = w.timestamp ?? String(Math.floor(sandbox.clock.signatureNow() / 1000));
     const nonce = w.nonce ?? randomUUID();
     const s = w.signed ?? {};
     const parts = [

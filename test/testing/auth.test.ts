@@ -11,16 +11,19 @@ afterEach(async () => {
 describe('token exchange', () => {
   it('issues a 30-minute Bearer token over a real socket and counts exchanges', async () => {
     const sb = createSandbox();
-    // Frozen: the expiry is read against the clock after the answer, which could be a second later.
-    sb.clock.freeze();
+    // Business time a year on: `expired_at` is told on the signature clock (real time).
+    sb.clock.advance(365 * 86_400_000);
     const srv = await sb.listen();
     servers.push(srv);
+    const before = Math.floor(Date.now() / 1000);
     const res = await fetch(`${srv.url}/v1/connect/token`, { method: 'POST', headers: exchangeHeaders(sb) });
+    const after = Math.floor(Date.now() / 1000);
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]+$/);
     const body = (await res.json()) as { auth_token: string; expired_at: number; token_type: string; scopes: string[] };
     expect(body.token_type).toBe('Bearer');
-    expect(body.expired_at).toBe(Math.floor(sb.clock.now() / 1000) + 1800);
+    expect(body.expired_at).toBeGreaterThanOrEqual(before + 1800);
+    expect(body.expired_at).toBeLessThanOrEqual(after + 1800);
     expect(body.scopes).toContain('withdrawals:write');
     expect(sb.stats.tokenExchanges).toBe(1);
   });
@@ -63,6 +66,10 @@ describe('token exchange', () => {
     const m = sb.state.seedMember();
     const c = new TestClient(sb, viaHandle(sb));
     expect((await c.call('GET', '/v1/balances', { member: m.id })).status).toBe(200);
+    // Tokens live 30 minutes of business time; the signature clock does not expire them.
+    sb.clock.skewSignatures(-2 * 60_000);
+    expect((await c.call('GET', '/v1/balances', { member: m.id })).status).toBe(200);
+    sb.clock.skewSignatures(0);
     sb.clock.advance(30 * 60_000);
     expect((await c.call('GET', '/v1/balances', { member: m.id })).json.code).toBe('invalid_token');
 
@@ -103,11 +110,21 @@ describe('token exchange', () => {
     expect(JSON.parse(bare.body).code).toBe('invalid_token');
   });
 
-  it('sends a Date header from the sandbox clock', async () => {
+  it('sends a Date header from the signature clock: business time moves leave it alone, a skew moves it', async () => {
     const sb = createSandbox();
     sb.clock.set(Date.UTC(2030, 0, 2, 3, 4, 5));
-    const res = await sb.handle({ method: 'GET', url: '/v1/assets', headers: {} });
-    expect(res.headers['date']).toBe('Wed, 02 Jan 2030 03:04:05 GMT');
+    const dateOf = async (): Promise<{ date: number; lo: number; hi: number }> => {
+      const lo = Date.now();
+      const res = await sb.handle({ method: 'GET', url: '/v1/assets', headers: {} });
+      return { date: Date.parse(res.headers['date']!), lo: Math.floor(lo / 1000) * 1000, hi: Date.now() };
+    };
+    const real = await dateOf();
+    expect(real.date).toBeGreaterThanOrEqual(real.lo);
+    expect(real.date).toBeLessThanOrEqual(real.hi);
+    sb.clock.skewSignatures(-2 * 3_600_000);
+    const skewed = await dateOf();
+    expect(skewed.date).toBeGreaterThanOrEqual(skewed.lo - 2 * 3_600_000);
+    expect(skewed.date).toBeLessThanOrEqual(skewed.hi - 2 * 3_600_000);
   });
 });
 
@@ -132,7 +149,7 @@ describe('signatures', () => {
     const { sb, m, c } = setup();
     const token = await c.auth();
     const nonce = randomUUID();
-    const ts = String(Math.floor(sb.clock.now() / 1000));
+    const ts = String(Math.floor(sb.clock.signatureNow() / 1000));
     const signed = JSON.stringify(withdrawal);
     const sig = signHeaders(sb.credentials.signingKey, 'POST', '/v1/withdrawals', signed, ts, nonce);
     const headers = { ...sig, 'x-auth-token': `Bearer ${token}`, 'x-on-behalf-of': m.id, 'x-idempotency-key': randomUUID() };
@@ -150,11 +167,11 @@ describe('signatures', () => {
     expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, ts: ms })).json.code).toBe(
       'timestamp_out_of_range',
     );
-    const early = String(Math.floor(sb.clock.now() / 1000) - 301);
+    const early = String(Math.floor(sb.clock.signatureNow() / 1000) - 301);
     expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, ts: early })).json.code).toBe(
       'timestamp_out_of_range',
     );
-    const edge = String(Math.floor(sb.clock.now() / 1000) - 299);
+    const edge = String(Math.floor(sb.clock.signatureNow() / 1000) - 299);
     expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, ts: edge })).status).toBe(201);
   });
 
@@ -165,7 +182,12 @@ describe('signatures', () => {
     const again = await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, nonce });
     expect(again.status).toBe(401);
     expect(again.json.code).toBe('nonce_reused');
-    sb.clock.advance(5 * 60_000 + 1);
+    // The nonce window runs on the signature clock; business time would not free it (a day later,
+    // with a token exchanged again, the nonce is still taken).
+    sb.clock.advance(86_400_000);
+    c.forget();
+    expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, nonce })).json.code).toBe('nonce_reused');
+    sb.clock.skewSignatures(5 * 60_000 + 1_000);
     c.forget();
     expect((await c.call('POST', '/v1/withdrawals', { member: m.id, key: true, body: withdrawal, nonce })).status).toBe(201);
   });
@@ -179,7 +201,7 @@ describe('signatures', () => {
       'invalid_signature',
     );
     const token = await c.auth();
-    const ts = String(Math.floor(sb.clock.now() / 1000));
+    const ts = String(Math.floor(sb.clock.signatureNow() / 1000));
     const nonce = randomUUID();
     const { createHash, createHmac } = await import('node:crypto');
     const body = JSON.stringify(withdrawal);
@@ -205,7 +227,7 @@ describe('signatures', () => {
     const { sb, m, c } = setup();
     const card = sb.state.seedCard({ member: m.id });
     const token = await c.auth();
-    const ts = String(Math.floor(sb.clock.now() / 1000));
+    const ts = String(Math.floor(sb.clock.signatureNow() / 1000));
     const body = '{"single":"100"}';
     const sent = `/v1/cards/${card.id}/limits?b=2&a=caf%C3%A9`;
     const good = signHeaders(sb.credentials.signingKey, 'PATCH', sent, body, ts, randomUUID());
@@ -270,7 +292,8 @@ describe('signatures', () => {
     };
     for (const v of vectors.vectors) {
       const sb = createSandbox({ signingKey: vectors.signing_key });
-      sb.clock.freeze(Number(v.x_timestamp) * 1000);
+      // The signature clock set to the vector's time (well inside the ±300 s window).
+      sb.clock.skewSignatures(Number(v.x_timestamp) * 1000 - Date.now());
       const token = await new TestClient(sb, viaHandle(sb)).auth();
       const res = await sb.handle({
         method: v.method,

@@ -13,7 +13,7 @@ describe('pagination limit (sandbox choice)', () => {
   it('a limit above 100 is served as 100; a limit that is not a positive integer is invalid_request', async () => {
     const { sandbox, client } = await serve();
     sandbox.state.seedReports(130);
-    // The SDK refuses limit > 100 itself; a raw request sends it anyway.
+    // The SDK sends a limit above 100 as given (one-truth.test.ts walks both sides); so does a raw request.
     const page = await client.request<{ data: unknown[]; has_more: boolean }>({
       method: 'GET',
       path: '/v1/reports',
@@ -21,6 +21,7 @@ describe('pagination limit (sandbox choice)', () => {
     });
     expect(page.data).toHaveLength(100);
     expect(page.has_more).toBe(true);
+    expect((await client.reports.list({ limit: 150 })).data).toHaveLength(100);
     for (const limit of ['0', '2.5', 'abc']) {
       const err = await thrownBy(() => client.request({ method: 'GET', path: '/v1/reports', query: { limit } }));
       expect(isApiError(err, 'invalid_request')).toBe(true);

@@ -118,7 +118,7 @@ export class TestClient {
     let nonce: string | undefined;
     if (method !== 'GET' && method !== 'HEAD' && !o.noSign) {
       nonce = o.nonce ?? randomUUID();
-      const ts = o.ts ?? String(Math.floor(this.sandbox.clock.now() / 1000));
+      const ts = o.ts ?? String(Math.floor(this.sandbox.clock.signatureNow() / 1000));
       Object.assign(headers, signHeaders(this.sandbox.credentials.signingKey, method, path, body, ts, nonce));
     }
     this.sent.push({ ...(key !== undefined ? { key } : {}), ...(nonce !== undefined ? { nonce } : {}) });

@@ -157,7 +157,8 @@ describe('prepaid top-up declarations', () => {
     expect(sb.state.merchant.prepaid).toEqual({});
     const list = await c.call('GET', '/v1/merchant/topups');
     const first = list.json.data.find((t: { id: string }) => t.id === res.json.id);
-    expect(first.note).toBe('回单号：R-1 wire');
+    // The sandbox's prefix (31 characters), the reference, one space, the note.
+    expect(first.note).toBe('【沙盒模拟】预付款充值银行回单号（商户申报，仅供对账与核验）：R-1 wire');
   });
 
   it('validates amount with invalid_fields and truncates the merged note to 300 characters', async () => {

@@ -87,6 +87,35 @@ describe('POST /v1/remittances/{id}/cancel', () => {
     expect(sandbox.state.countEffects()).toBe(0);
   });
 
+  it("outside needs_reconfirm, seeded cancel_answer 'state_invalid': the spec's primary 400, sent once, nothing moves, replayed by its key", async () => {
+    const { sandbox, client } = await serve();
+    const m = sandbox.state.seedMember({ balances: { USDT: { available: '5' } } });
+    const order = sandbox.state.seedRemittance({ member: m.id, status: 'processing', amount: '40', cancel_answer: 'state_invalid' });
+    const key = '1c0e7f6c-7d7e-4c1a-9b4b-0d3c1a2b3c4d';
+    const err = await thrownBy(() => client.member(m.id).remittances.cancel(order.id, { idempotencyKey: key }));
+    expect(isApiError(err, 'state_invalid')).toBe(true);
+    expect((err as ApiError).status).toBe(400);
+    expect((err as ApiError).attempts).toBe(1);
+    expect(sandbox.requests.filter((r) => r.path.endsWith('/cancel'))).toHaveLength(1);
+    expect(sandbox.state.remittance(order.id)?.status).toBe('processing');
+    expect(sandbox.state.balance(m.id, 'USDT')).toMatchObject({ available: '5.000000', locked: '40.000000' });
+    // A 400 business failure is kept under the key: the same key replays it.
+    const again = await thrownBy(() => client.member(m.id).remittances.cancel(order.id, { idempotencyKey: key }));
+    expect(isApiError(again, 'state_invalid')).toBe(true);
+    expect((again as ApiError).replayed).toBe(true);
+    expect(sandbox.state.countEffects()).toBe(0);
+  });
+
+  it("cancel_answer 'state_invalid' holds once the order left needs_reconfirm by a cancel: the second cancel is a 400", async () => {
+    const { sandbox, client } = await serve();
+    const m = sandbox.state.seedMember();
+    const order = sandbox.state.seedRemittance({ member: m.id, amount: '40', cancel_answer: 'state_invalid' });
+    expect(await client.member(m.id).remittances.cancel(order.id)).toMatchObject({ status: 'canceled' });
+    const err = await thrownBy(() => client.member(m.id).remittances.cancel(order.id));
+    expect(isApiError(err, 'state_invalid')).toBe(true);
+    expect(sandbox.state.countEffects('remittance.cancel')).toBe(1);
+  });
+
   it('needs_reconfirm but blocked (seeded cancel_blocked): 400 state_invalid, nothing moves', async () => {
     const { sandbox, client } = await serve();
     const m = sandbox.state.seedMember();

@@ -83,8 +83,8 @@ describe('per-member withdrawal limits (state.setWithdrawalLimits)', () => {
 
   it('daily: the UTC day of the sandbox clock, failed withdrawals excepted; a new day starts afresh', async () => {
     const day = Date.UTC(2026, 0, 15, 10, 0, 0);
-    // A fixed sandbox day; the client adopts the service clock from the first timestamp_out_of_range.
-    const { sandbox, client } = await serve({ sandbox: { now: () => day }, client: { maxClockSkewMs: 400 * 24 * 60 * 60 * 1000 } });
+    // A fixed business day; signatures stay on real time, so a default client needs no clock setting.
+    const { sandbox, client } = await serve({ sandbox: { now: () => day } });
     const m = sandbox.state.seedMember({ balances: { USDT: { available: '500' } } });
     sandbox.state.setWithdrawalLimits(m.id, 'USDT', { daily: '100' });
     const member = client.member(m.id);

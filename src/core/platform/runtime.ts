@@ -1,6 +1,8 @@
 /** What the runtime is, read without assuming `process` (absent in workerd, guarded in Deno). */
 
 interface RuntimeGlobals {
+  readonly window?: unknown;
+  readonly document?: unknown;
   readonly Deno?: { readonly version?: { readonly deno?: string } };
   readonly Bun?: { readonly version?: string };
   readonly navigator?: { readonly userAgent?: string };
@@ -34,5 +36,19 @@ export function envVar(name: string): string | undefined {
     return g.process?.env?.[name];
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Whether this is a browser page: a `window` and a `document` (a worker has neither), and no
+ * server runtime (Node with jsdom or happy-dom in a test, Bun and Deno define `process` or their
+ * own global). Where the SDK's credentials must never be.
+ */
+export function inBrowserPage(): boolean {
+  try {
+    if (typeof g.window !== 'object' || g.window === null || typeof g.document !== 'object' || g.document === null) return false;
+    return g.process?.versions?.node === undefined && g.Deno === undefined && g.Bun === undefined;
+  } catch {
+    return false;
   }
 }

@@ -15,3 +15,8 @@ export function createTransport(choice: TransportChoice): Transport {
   }
   return new FetchTransport(choice.fetch);
 }
+
+/** Bun and Deno's `fetch` read the proxy variables themselves; workerd has none: nothing to say. */
+export function proxyEnvNotice(_choice: TransportChoice, _origin: string): string | undefined {
+  return undefined;
+}

@@ -57,6 +57,38 @@ function notSent(cause: unknown): boolean {
 }
 
 /**
+ * Rejection of an attempt that the request interceptor in front of `fetch` refused to let out:
+ * nothing was sent, and going again would only be refused again (so it is never retried). The
+ * interceptor's own error is the `cause`.
+ */
+export class AttemptRefusedError extends AttemptNotSentError {
+  override name = 'AttemptRefusedError';
+}
+
+/**
+ * msw's error for a request no handler matched under `onUnhandledRequest: 'error'` (msw 2
+ * rejects `fetch` with it; msw 3 as the cause of fetch's `TypeError`), or thrown by a custom
+ * `onUnhandledRequest` through `print.error()`. Not a network failure: no connection was tried.
+ */
+function interceptorRefusal(err: unknown): Error | undefined {
+  if (isInterceptorError(err)) return err;
+  const cause = (err as { cause?: unknown } | undefined)?.cause;
+  return isInterceptorError(cause) ? cause : undefined;
+}
+
+function isInterceptorError(err: unknown): err is Error {
+  return err instanceof Error && err.name === 'InternalError';
+}
+
+/** A fetch rejection as the transport reports it: refused, not sent, or a network failure as is. */
+function fetchFailure(err: unknown): unknown {
+  const refusal = interceptorRefusal(err);
+  if (refusal !== undefined) return new AttemptRefusedError(refusal);
+  const cause = networkCause(err);
+  return notSent(cause) ? new AttemptNotSentError(cause) : cause;
+}
+
+/**
  * Reads the body under the cap with the stream's reader (every runtime has one; async iteration
  * of a `ReadableStream` is not everywhere).
  */
@@ -140,8 +172,7 @@ export class FetchTransport implements Transport {
       if (req.body !== undefined) init.body = req.body;
       req.onSent?.();
       const res = await fetchFn(req.origin + req.path, init).catch((err: unknown) => {
-        const cause = networkCause(err);
-        throw notSent(cause) ? new AttemptNotSentError(cause) : cause;
+        throw fetchFailure(err);
       });
       return await readFetchResponse(res, req);
     } catch (err) {

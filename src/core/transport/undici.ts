@@ -234,17 +234,47 @@ class Connecting {
 let undiciModule: Promise<UndiciModule | undefined> | undefined;
 
 /**
+ * undici's `Agent` and what it loads, without the rest of undici (fetch, WebSocket, caches,
+ * mocks, and Node's own bundled undici, which undici's index wakes up): a third of the index's
+ * load time, which is most of a cold start's first call (`npm run bench`, cold start).
+ * undici has no `exports` map, so the path is reachable; `unwrap-handler.js` exists from undici 7
+ * on (the handler API the transport speaks), so both loading means undici 7.
+ */
+const AGENT_MODULE = 'undici/lib/dispatcher/agent.js';
+/** undici's connector factory, which `close()` wraps to track connecting sockets (the Agent loads it anyway). */
+const CONNECT_MODULE = 'undici/lib/core/connect.js';
+const UNDICI_7_MODULE = 'undici/lib/handler/unwrap-handler.js';
+
+function importByName(name: string): Promise<unknown> {
+  return import(/* webpackIgnore: true */ /* @vite-ignore */ name) as Promise<unknown>;
+}
+
+/** The function a CommonJS module exports, imported from ESM (its `default`) or required (itself). */
+function exportOf<F>(module: unknown, name: string): F {
+  const value = (module as { default?: unknown }).default ?? module;
+  if (typeof value !== 'function') throw new TypeError(`undici: no ${name}`);
+  return value as F;
+}
+
+/**
  * undici, imported on the first call (importing the SDK costs nothing for it) by a name that
  * bundlers do not follow: a consumer's bundle then carries no copy of undici (about 530 KB). From
- * an installed package it resolves to the SDK's own dependency; where it cannot be loaded (a
- * bundle deployed without `node_modules`), or is older than undici 7 (the handler API the
+ * an installed package it resolves to the SDK's own dependency: its `Agent` module alone, or,
+ * should that path move in a later undici, the whole package. Where neither can be loaded (a
+ * bundle deployed without `node_modules`), or it is older than undici 7 (the handler API the
  * transport speaks), the answer is `undefined`.
  */
 function loadUndici(): Promise<UndiciModule | undefined> {
-  const name = 'undici';
-  return (undiciModule ??= (import(/* webpackIgnore: true */ /* @vite-ignore */ name) as Promise<typeof Undici>).then(
-    (undici) => ('cacheStores' in undici ? undici : undefined),
-    () => undefined,
+  return (undiciModule ??= Promise.all([importByName(AGENT_MODULE), importByName(CONNECT_MODULE), importByName(UNDICI_7_MODULE)]).then(
+    ([agent, connect]) => ({
+      Agent: exportOf<UndiciModule['Agent']>(agent, 'Agent'),
+      buildConnector: exportOf<UndiciModule['buildConnector']>(connect, 'buildConnector'),
+    }),
+    () =>
+      importByName('undici').then(
+        (undici) => ('cacheStores' in (undici as typeof Undici) ? (undici as typeof Undici) : undefined),
+        () => undefined,
+      ),
   ));
 }
 

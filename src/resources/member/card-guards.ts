@@ -22,8 +22,9 @@ export function activationBody(params: Readonly<Record<string, unknown>>): { exp
 /**
  * One card limit value: exactly `0` (no limit at this layer) or a decimal of at least one
  * currency unit. Checked because the service answers 500 `api_error` to an invalid amount string.
- * A zero written otherwise (`0.00`) is rejected: the service treats values below one unit as
- * invalid and only names `0` as "no limit".
+ * A zero written otherwise (`0.00`, `00`) is rejected: the spec names only `0` as "no limit" and
+ * rejects values below one unit, and reading `0.00` as "no limit" could let every payment through
+ * a card meant to be blocked. The sandbox refuses it too (400 `invalid_fields`).
  */
 export function limitValue(value: AmountInput | undefined, name: string): string | undefined {
   if (value === undefined) return undefined;

@@ -85,7 +85,7 @@ export class MemberRemittances {
    *
    * Errors: not shown.
    *
-   * @throws InvalidArgumentError when `limit` is not an integer from 1 to 100.
+   * @throws InvalidArgumentError when `limit` is not a positive integer.
    */
   list(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<Loose<RemittanceRecord>, LoosePage<Loose<RemittanceRecord>>> {
     return this.#api.loosePage(E.REMITTANCES_LIST, { query: looseListQuery(params), options });

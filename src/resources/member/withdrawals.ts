@@ -8,6 +8,7 @@ import {
   bodyOrEmpty,
   checkId,
   checkMaxChars,
+  checkNonBlank,
   checkObject,
   checkText,
   looseListQuery,
@@ -23,7 +24,10 @@ export interface WithdrawalCreateParams {
   readonly asset: string;
   /** Amount to debit: positive, fixed-point at the asset's `ledger_scale`. Never a number. */
   readonly amount: AmountInput;
-  /** Destination, 1 to 200 characters. Not validated by the service; snapshotted unchanged. */
+  /**
+   * Destination, 1 to 200 characters, not white space only. Its format is not validated by the
+   * service; sent and snapshotted unchanged.
+   */
   readonly to_address: string;
 }
 
@@ -56,14 +60,15 @@ export class MemberWithdrawals {
    *
    * @returns The withdrawal order, status `locked`.
    * @throws InvalidArgumentError before sending when `amount` is not a positive decimal string or
-   * `to_address` is empty or longer than 200 characters.
+   * `to_address` is empty, white space only (a debit to a blank address could only be wrong; the
+   * sandbox refuses it too) or longer than 200 characters.
    */
   create(params: WithdrawalCreateParams, options?: CallOptions): ApiPromise<WithdrawalOrder> {
     checkObject(params, 'params');
     const body = {
       asset: checkText(params.asset, 'asset'),
       amount: amount(params.amount, 'amount'),
-      to_address: checkMaxChars(checkText(params.to_address, 'to_address'), 'to_address', 200),
+      to_address: checkMaxChars(checkNonBlank(params.to_address, 'to_address'), 'to_address', 200),
     };
     return this.#api.send(WITHDRAWALS_CREATE, { body, options });
   }
@@ -81,7 +86,9 @@ export class MemberWithdrawals {
    * Errors: not shown beyond the catalogue's `merchant_custody_shortfall` (confirming would make
    * the merchant's custody declaration for the asset negative).
    *
-   * @param withdrawalId - `wdr_<uuid>`.
+   * @param withdrawalId - `wdr_<uuid>`, sent as given: an id without its prefix is not refused
+   * (the spec shows the prefix-optional rule for `rmt_` and `cpd_` only; the sandbox reads a bare
+   * id as the same order).
    */
   confirm(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(WITHDRAWALS_CONFIRM, {
@@ -101,7 +108,8 @@ export class MemberWithdrawals {
    *
    * Errors: not shown.
    *
-   * @param withdrawalId - `wdr_<uuid>`.
+   * @param withdrawalId - `wdr_<uuid>`, sent as given: an id without its prefix is not refused
+   * (the sandbox reads a bare id as the same order).
    */
   fail(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<Loose> {
     return this.#api.send(WITHDRAWALS_FAIL, {
@@ -121,7 +129,7 @@ export class MemberWithdrawals {
    *
    * Errors: not shown.
    *
-   * @throws InvalidArgumentError when `limit` is not an integer from 1 to 100.
+   * @throws InvalidArgumentError when `limit` is not a positive integer.
    */
   addresses(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseItem, LoosePage<LooseItem>> {
     return this.#api.loosePage(WITHDRAWALS_ADDRESSES, { query: looseListQuery(params), options });

@@ -12,13 +12,22 @@ function objectField(body: Json, key: string): Json {
   return v as Json;
 }
 
+/** Both clocks: business time (`now_ms`, `now`) and the signature clock with its skew. */
 function clockView(host: AdminHost): Json {
-  const now = host.sandbox.clock.now();
-  return { now_ms: now, now: new Date(now).toISOString() };
+  const { clock } = host.sandbox;
+  const now = clock.now();
+  const signatureNow = clock.signatureNow();
+  return {
+    now_ms: now,
+    now: new Date(now).toISOString(),
+    signature_now_ms: signatureNow,
+    signature_now: new Date(signatureNow).toISOString(),
+    signature_skew_ms: clock.signatureSkewMs,
+  };
 }
 
-/** `POST /__sandbox/clock`: one of `advance_ms`, `set_ms`, `freeze` (true or ms), `unfreeze`. */
-function moveClock(host: AdminHost, body: Json): Json {
+/** Moves business time by one of `advance_ms`, `set_ms`, `freeze` (true or ms), `unfreeze`; false when none is given. */
+function moveBusinessTime(host: AdminHost, body: Json): boolean {
   const { clock } = host.sandbox;
   const advance = numberField(body, 'advance_ms');
   const set = numberField(body, 'set_ms');
@@ -27,7 +36,21 @@ function moveClock(host: AdminHost, body: Json): Json {
   else if (body['freeze'] === true) clock.freeze();
   else if (typeof body['freeze'] === 'number') clock.freeze(body['freeze']);
   else if (body['unfreeze'] === true) clock.unfreeze();
-  else throw new AdminError(400, 'give one of advance_ms, set_ms, freeze (true or Unix ms), unfreeze: true');
+  else return false;
+  return true;
+}
+
+/**
+ * `POST /__sandbox/clock`: business time (one of `advance_ms`, `set_ms`, `freeze`, `unfreeze`),
+ * and/or the signature clock's distance from real time (`signature_skew_ms`, 0 for none).
+ */
+function moveClock(host: AdminHost, body: Json): Json {
+  const skew = numberField(body, 'signature_skew_ms');
+  const moved = moveBusinessTime(host, body);
+  if (skew !== undefined) host.sandbox.clock.skewSignatures(skew);
+  else if (!moved) {
+    throw new AdminError(400, 'give one of advance_ms, set_ms, freeze (true or Unix ms), unfreeze: true, and/or signature_skew_ms');
+  }
   return clockView(host);
 }
 

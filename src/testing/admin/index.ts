@@ -3,6 +3,7 @@
  * token, no signature, not in the request log. It is how a test in any language seeds, breaks and
  * inspects the sandbox (docs/sandbox-server.md lists every route).
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { InjectedFault } from '../faults.js';
 import { renderInspector } from '../inspector/page.js';
 import type { SandboxResponse } from '../responses.js';
@@ -83,5 +84,53 @@ export function withAdmin(
     if (!isAdminRequest(req.url)) return service(req);
     admin ??= createAdmin(host());
     return admin(req);
+  };
+}
+
+/** The header that carries the admin API's token when the server requires one. */
+export const ADMIN_TOKEN_HEADER = 'x-sandbox-admin-token';
+
+/** A header's value in a request, whatever the case of its name. */
+function headerOf(req: SandboxRequest, name: string): string | undefined {
+  const h = req.headers;
+  if (typeof (h as Headers).get === 'function') return (h as Headers).get(name) ?? undefined;
+  for (const [k, v] of Object.entries(h as Record<string, string | string[] | undefined>)) {
+    if (k.toLowerCase() === name) return Array.isArray(v) ? v.join(', ') : v;
+  }
+  return undefined;
+}
+
+/** `GET /__sandbox/openapi.json`: the document the package ships, public, so a generator fetches it without the token. */
+function isPublicDocument(req: SandboxRequest): boolean {
+  const method = req.method.toUpperCase();
+  return (method === 'GET' || method === 'HEAD') && pathAndQuery(req.url).path === `${PREFIX}/openapi.json`;
+}
+
+/** Constant-time comparison of the token sent with the expected one. */
+function tokenMatches(sent: string | undefined, token: string): boolean {
+  if (sent === undefined) return false;
+  const a = Buffer.from(sent, 'utf8');
+  const b = Buffer.from(token, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * `handle` whose admin API (everything under `/__sandbox/` but the public OpenAPI document)
+ * answers only requests carrying `token` in {@link ADMIN_TOKEN_HEADER}: others get 401
+ * `{ error }`, which names the header but never the token. The simulated API is untouched (it has
+ * its own credentials).
+ */
+export function requireAdminToken(
+  handle: (req: SandboxRequest) => Promise<SandboxResponse>,
+  token: string,
+): (req: SandboxRequest) => Promise<SandboxResponse> {
+  return (req) => {
+    const open = !isAdminRequest(req.url) || isPublicDocument(req);
+    if (open || tokenMatches(headerOf(req, ADMIN_TOKEN_HEADER), token)) return handle(req);
+    return Promise.resolve(
+      adminJson(401, {
+        error: `the admin API of this sandbox requires its token in the ${ADMIN_TOKEN_HEADER} header (the command prints it as MERCHANT_SANDBOX_ADMIN_TOKEN unless it was given)`,
+      }),
+    );
   };
 }

@@ -1,8 +1,8 @@
-/** Admin routes over the simulated service's data: reset, seed, members and balances, cards, reports. */
+/** Admin routes over the simulated service's data: reset, seed, members and balances, cards, remittances, reports. */
 import type { InjectedFault } from '../faults.js';
 import { applySeed, checkSeed } from '../seed-file.js';
 import { releaseArmed } from './faults.js';
-import type { BucketsInput, SeedCardInput, SeedCardProductInput, SeedMemberInput } from '../state-types.js';
+import type { BucketsInput, LineName, SeedCardInput, SeedCardProductInput, SeedMemberInput, SeedRemittanceInput } from '../state-types.js';
 import { AdminError, adminJson, numberField, type AdminRoute } from './http.js';
 import { memberView, membersView, type AdminHost } from './views.js';
 
@@ -29,6 +29,23 @@ function seedReports(host: AdminHost, body: Record<string, unknown>): unknown {
   const { status, kind } = body;
   const options = { ...(typeof status === 'string' ? { status } : {}), ...(typeof kind === 'string' ? { kind } : {}) };
   return seeding(() => host.sandbox.state.seedReports(count, options));
+}
+
+/** `PUT /__sandbox/lines/:line`: the line's switch (`enabled`) and/or its halt (`halted`). */
+function setLine(host: AdminHost, line: string, body: Record<string, unknown>): unknown {
+  const { state } = host.sandbox;
+  if (!Object.hasOwn(state.merchant.lines, line)) {
+    throw new AdminError(404, `no line ${line}; lines: ${Object.keys(state.merchant.lines).join(', ')}`);
+  }
+  const { enabled, halted } = body;
+  if ((enabled !== undefined && typeof enabled !== 'boolean') || (halted !== undefined && typeof halted !== 'boolean')) {
+    throw new AdminError(400, 'enabled and halted must be true or false');
+  }
+  if (enabled === undefined && halted === undefined) throw new AdminError(400, 'give enabled and/or halted');
+  if (enabled !== undefined) state.setLine(line as LineName, enabled);
+  if (halted !== undefined) state.setLineHalted(line as LineName, halted);
+  const { lines, halted: halts } = state.merchant;
+  return { line, enabled: lines[line as LineName], halted: halts[line as LineName] };
 }
 
 /** Reset, whole seeds, members and their balances. */
@@ -113,6 +130,25 @@ export function stateRoutes(host: AdminHost, armed: InjectedFault[]): AdminRoute
         return adminJson(200, card);
       },
     },
+    {
+      method: 'POST',
+      path: '/__sandbox/remittances',
+      run: (c) =>
+        adminJson(
+          201,
+          seeding(() => state.seedRemittance(c.body() as unknown as SeedRemittanceInput)),
+        ),
+    },
+    {
+      method: 'GET',
+      path: '/__sandbox/remittances/:id',
+      run: (c) => {
+        const order = state.remittance(c.params['id'] ?? '');
+        if (!order) throw new AdminError(404, `no remittance ${c.params['id']}`);
+        return adminJson(200, order);
+      },
+    },
+    { method: 'PUT', path: '/__sandbox/lines/:line', run: (c) => adminJson(200, setLine(host, c.params['line'] ?? '', c.body())) },
     { method: 'GET', path: '/__sandbox/reports', run: () => adminJson(200, { data: state.reports }) },
     { method: 'POST', path: '/__sandbox/reports', run: (c) => adminJson(201, seedReports(host, c.body())) },
   ];

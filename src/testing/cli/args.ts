@@ -1,6 +1,7 @@
 /**
  * The sandbox command's options: flags first, then the environment (the same
- * `MERCHANT_API_*` variables the client reads, `PORT`, `HOST`), then defaults.
+ * `MERCHANT_API_*` variables the client reads, `MERCHANT_WEBHOOK_SECRET`,
+ * `MERCHANT_SANDBOX_*`, `PORT`, `HOST`), then defaults.
  */
 
 /** What the command was asked to do. */
@@ -11,6 +12,12 @@ export interface CliOptions {
   readonly clientId: string | undefined;
   readonly apiKey: string | undefined;
   readonly signingKey: string | undefined;
+  /** Key of the webhook signature (`--webhook-secret`, `MERCHANT_WEBHOOK_SECRET`); generated when absent. */
+  readonly webhookSecret: string | undefined;
+  /** Token of the admin API (`--admin-token`, `MERCHANT_SANDBOX_ADMIN_TOKEN`); generated beyond loopback when absent. */
+  readonly adminToken: string | undefined;
+  /** The signature clock's distance from real time, ms (`--signature-skew-ms`); 0 by default. */
+  readonly signatureSkewMs: number;
   readonly seedFile: string | undefined;
 }
 
@@ -33,11 +40,22 @@ Options:
   --client-id <id>        fixed client id (env MERCHANT_API_CLIENT_ID; default random)
   --api-key <key>         fixed api key (env MERCHANT_API_KEY; default random)
   --signing-key <key>     fixed signing key (env MERCHANT_API_SIGNING_KEY; default random)
+  --webhook-secret <key>  key of the webhooks' z-signature (env MERCHANT_WEBHOOK_SECRET;
+                          default random)
+  --admin-token <token>   token the admin API requires in x-sandbox-admin-token (env
+                          MERCHANT_SANDBOX_ADMIN_TOKEN; default: random when --host is not
+                          loopback, none on loopback)
+  --signature-skew-ms <n> set the clock signatures are checked against n ms from real time
+                          (negative: behind), to test timestamp_out_of_range (env
+                          MERCHANT_SANDBOX_SIGNATURE_SKEW_MS; default 0)
   --seed <file.json>      seed data: {"members": [...], "cards": [...], "reports": [...]},
                           applied at start and after every POST /__sandbox/reset
   -h, --help              print this help and exit
 
-Stops cleanly on Ctrl-C (SIGINT) or SIGTERM. Documentation: docs/sandbox-server.md.
+Prints only the values it generated: a credential or secret given by flag or environment is
+never printed. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+Documentation: node_modules/merchant-stablecoin/docs/sandbox-server.md (in the project that
+installed the package; docs/sandbox-server.md in a clone).
 `;
 
 const VALUE_FLAGS = {
@@ -46,6 +64,9 @@ const VALUE_FLAGS = {
   '--client-id': 'clientId',
   '--api-key': 'apiKey',
   '--signing-key': 'signingKey',
+  '--webhook-secret': 'webhookSecret',
+  '--admin-token': 'adminToken',
+  '--signature-skew-ms': 'signatureSkewMs',
   '--seed': 'seedFile',
 } as const;
 
@@ -81,12 +102,19 @@ function portOf(raw: string, from: string): number {
   return port;
 }
 
+function skewOf(raw: string | undefined, from: string): number {
+  if (raw === undefined) return 0;
+  if (!/^-?\d{1,15}$/.test(raw)) throw new UsageError(`${from} must be a whole number of milliseconds (negative: behind), not ${raw}`);
+  return Number(raw);
+}
+
 const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
 
 /** Parses the command line and the environment. */
 export function parseArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliOptions {
   const { help, values } = readFlags(argv);
   const portText = values.port ?? nonEmpty(env['PORT']);
+  const skewText = values.signatureSkewMs ?? nonEmpty(env['MERCHANT_SANDBOX_SIGNATURE_SKEW_MS']);
   return {
     help,
     host: values.host ?? nonEmpty(env['HOST']) ?? '127.0.0.1',
@@ -94,6 +122,9 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
     clientId: values.clientId ?? nonEmpty(env['MERCHANT_API_CLIENT_ID']),
     apiKey: values.apiKey ?? nonEmpty(env['MERCHANT_API_KEY']),
     signingKey: values.signingKey ?? nonEmpty(env['MERCHANT_API_SIGNING_KEY']),
+    webhookSecret: values.webhookSecret ?? nonEmpty(env['MERCHANT_WEBHOOK_SECRET']),
+    adminToken: values.adminToken ?? nonEmpty(env['MERCHANT_SANDBOX_ADMIN_TOKEN']),
+    signatureSkewMs: skewOf(skewText, values.signatureSkewMs !== undefined ? '--signature-skew-ms' : 'MERCHANT_SANDBOX_SIGNATURE_SKEW_MS'),
     seedFile: values.seedFile,
   };
 }

@@ -1,9 +1,11 @@
 /**
- * The sandbox command: parses options, builds the sandbox (fixed credentials, seed file), serves
- * it, prints shell-pasteable lines, and stops cleanly on SIGINT or SIGTERM.
+ * The sandbox command: parses options, builds the sandbox (fixed credentials and secrets, seed
+ * file, signature skew), serves it (its admin API behind a token beyond loopback), prints
+ * shell-pasteable lines with only the values it generated, and stops cleanly on SIGINT or SIGTERM.
  */
 import { readFileSync } from 'node:fs';
-import { createSandbox } from '../sandbox.js';
+import { ADMIN_TOKEN_HEADER } from '../admin/index.js';
+import { createSandbox, type Sandbox } from '../sandbox.js';
 import { checkSeed, type SandboxSeed } from '../seed-file.js';
 import type { SandboxServer } from '../server.js';
 import { parseArgs, USAGE, UsageError, type CliOptions } from './args.js';
@@ -38,19 +40,55 @@ function readSeed(file: string): SandboxSeed {
   return checkSeed(parsed);
 }
 
-/** Lines printed on start: comments and `export` lines, so the whole block pastes into a shell. */
-function banner(server: SandboxServer, credentials: { clientId: string; apiKey: string; signingKey: string }, seeded: string): string {
+/** A variable the banner concerns: its name, its value, and whether the command generated it. */
+interface Printed {
+  readonly name: string;
+  readonly value: string;
+  readonly generated: boolean;
+}
+
+/**
+ * Lines printed on start: comments and `export` lines, so the whole block pastes into a shell.
+ * Only values the command generated are exported; a credential or secret it was given (flag or
+ * environment) is named, never printed, so a CI job that holds real keys never logs them.
+ */
+function banner(server: SandboxServer, values: readonly Printed[], notes: readonly string[]): string {
+  const given = values.filter((v) => !v.generated).map((v) => v.name);
   return [
     `# Merchant Stablecoin sandbox listening on ${server.url}`,
     `# Inspector page and admin API: ${server.url}/__sandbox/`,
-    `# OpenAPI document (generate a client from it): ${server.url}/__sandbox/openapi.json${seeded}`,
+    `# OpenAPI document (generate a client from it): ${server.url}/__sandbox/openapi.json`,
+    ...notes,
     `export MERCHANT_API_BASE_URL=${shellQuote(server.url)}`,
-    `export MERCHANT_API_CLIENT_ID=${shellQuote(credentials.clientId)}`,
-    `export MERCHANT_API_KEY=${shellQuote(credentials.apiKey)}`,
-    `export MERCHANT_API_SIGNING_KEY=${shellQuote(credentials.signingKey)}`,
+    ...values.filter((v) => v.generated).map((v) => `export ${v.name}=${shellQuote(v.value)}`),
+    ...(given.length === 0 ? [] : [`# ${given.join(', ')}: as given, not printed`]),
     '# sandbox-only credentials; Ctrl-C to stop',
     '',
   ].join('\n');
+}
+
+/** The credentials and secrets of the banner, in order, each marked given or generated. */
+function printedValues(o: CliOptions, sandbox: Sandbox, adminToken: string | undefined): Printed[] {
+  const { clientId, apiKey, signingKey } = sandbox.credentials;
+  const out: Printed[] = [
+    { name: 'MERCHANT_API_CLIENT_ID', value: clientId, generated: o.clientId === undefined },
+    { name: 'MERCHANT_API_KEY', value: apiKey, generated: o.apiKey === undefined },
+    { name: 'MERCHANT_API_SIGNING_KEY', value: signingKey, generated: o.signingKey === undefined },
+    { name: 'MERCHANT_WEBHOOK_SECRET', value: sandbox.webhooks.secret, generated: o.webhookSecret === undefined },
+  ];
+  if (adminToken !== undefined)
+    out.push({ name: 'MERCHANT_SANDBOX_ADMIN_TOKEN', value: adminToken, generated: o.adminToken === undefined });
+  return out;
+}
+
+/** Comment lines for the settings that change how the sandbox is called. */
+function notesOf(o: CliOptions, seed: SandboxSeed | undefined, sandbox: Sandbox, adminToken: string | undefined): string[] {
+  const notes: string[] = [];
+  if (seed !== undefined) notes.push(`# Seeded from ${o.seedFile} (members: ${sandbox.state.members.length})`);
+  if (adminToken !== undefined) notes.push(`# The admin API requires the header ${ADMIN_TOKEN_HEADER}: $MERCHANT_SANDBOX_ADMIN_TOKEN`);
+  if (o.signatureSkewMs !== 0)
+    notes.push(`# Signatures are checked against real time ${o.signatureSkewMs > 0 ? '+' : '-'} ${Math.abs(o.signatureSkewMs)} ms`);
+  return notes;
 }
 
 function listenError(e: unknown, o: CliOptions): string {
@@ -68,16 +106,17 @@ async function serve(o: CliOptions, io: CliIo): Promise<void> {
     ...(o.clientId !== undefined ? { clientId: o.clientId } : {}),
     ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}),
     ...(o.signingKey !== undefined ? { signingKey: o.signingKey } : {}),
+    ...(o.webhookSecret !== undefined ? { webhookSecret: o.webhookSecret } : {}),
     ...(seed !== undefined ? { seed } : {}),
+    signatureSkewMs: o.signatureSkewMs,
   });
   let server: SandboxServer;
   try {
-    server = await sandbox.listen({ port: o.port, host: o.host });
+    server = await sandbox.listen({ port: o.port, host: o.host, ...(o.adminToken !== undefined ? { adminToken: o.adminToken } : {}) });
   } catch (e) {
     throw new Error(listenError(e, o), { cause: e });
   }
-  const seeded = seed === undefined ? '' : `\n# Seeded from ${o.seedFile} (members: ${sandbox.state.members.length})`;
-  io.out(banner(server, sandbox.credentials, seeded));
+  io.out(banner(server, printedValues(o, sandbox, server.adminToken), notesOf(o, seed, sandbox, server.adminToken)));
   io.onStop((signal) => {
     void server.close().then(() => {
       io.out(`# sandbox stopped (${signal})\n`);

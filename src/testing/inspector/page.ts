@@ -113,11 +113,13 @@ function faultsSection(host: AdminHost): string {
 export function renderInspector(host: AdminHost): string {
   const { sandbox } = host;
   const now = new Date(sandbox.clock.now()).toISOString();
+  const skew = sandbox.clock.signatureSkewMs;
+  const signatures = skew === 0 ? 'real time' : `real time ${skew > 0 ? '+' : '-'} ${Math.abs(skew)} ms`;
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>Merchant Stablecoin sandbox</title><style>${STYLE}</style></head><body>`,
-    `<h1>Merchant Stablecoin sandbox</h1><p>Merchant <code>${escapeHtml(sandbox.merchantId)}</code> · sandbox clock <time id="clock">${escapeHtml(now)}</time> · JSON: <code>GET /__sandbox/requests</code>, <code>GET /__sandbox/members</code></p>`,
+    `<h1>Merchant Stablecoin sandbox</h1><p>Merchant <code>${escapeHtml(sandbox.merchantId)}</code> · business clock <time id="clock">${escapeHtml(now)}</time> · signatures checked on ${escapeHtml(signatures)} · JSON: <code>GET /__sandbox/requests</code>, <code>GET /__sandbox/members</code></p>`,
     requestsSection(host),
     membersSection(host),
     webhooksSection(host),

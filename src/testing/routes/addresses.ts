@@ -62,7 +62,6 @@ export const addressRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/shipping-addresses',
-    scope: 'addresses:write',
     member: 'required',
     idempotency: 'required',
     handler(ctx) {
@@ -89,7 +88,6 @@ export const addressRoutes: RouteDef[] = [
   {
     method: 'DELETE',
     path: '/v1/shipping-addresses/:id',
-    scope: 'addresses:write',
     member: 'required',
     idempotency: 'none',
     handler(ctx) {

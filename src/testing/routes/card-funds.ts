@@ -7,7 +7,7 @@ import { externalIdOf, makeCard, productView, withdrawableOf } from '../card-log
 import { fail } from '../errors.js';
 import { iso, uuid } from '../ids.js';
 import { fmt, parseAmount, parsePositive } from '../money.js';
-import { debit, kycLevel, move, type MemberRecord, type ProductRecord } from '../store.js';
+import { debit, kycLevel, lineOpen, move, type MemberRecord, type ProductRecord } from '../store.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { cardOf } from './cards.js';
 import { optString, staticList, withPrefix } from './fields.js';
@@ -52,7 +52,7 @@ function applyForCard(ctx: RouteContext): RouteResult {
   const body = ctx.json();
   const m = ctx.requireMember();
   const p = productOf(ctx, body['card_product_id'] ?? body['product_id']);
-  if (!ctx.store.merchant.lines.card) fail('service_unavailable', 'Card issuance is temporarily unavailable.');
+  if (!lineOpen(ctx.store.merchant, 'card')) fail('service_unavailable', 'Card issuance is temporarily unavailable.');
   if (!kycSatisfied(m, p, optString(body, 'quick_kyc_binding_id'))) fail('kyc_required', 'KYC is below the product requirement.');
   const topup = body['initial_topup'] === undefined ? p.min_initial_topup : parseAmount(body['initial_topup'], 2, 'initial_topup');
   if (topup.lt(p.min_initial_topup)) fail('amount_out_of_range', 'initial_topup is below the product minimum.');
@@ -157,7 +157,6 @@ export const cardFundsRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/cards/applications',
-    scope: 'cards:write',
     member: 'required',
     idempotency: 'required',
     handler: applyForCard,
@@ -165,7 +164,6 @@ export const cardFundsRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/cards/:id/topups',
-    scope: 'cards:write',
     member: 'required',
     idempotency: 'required',
     handler: topUpCard,
@@ -173,7 +171,6 @@ export const cardFundsRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/cards/:id/withdrawals',
-    scope: 'cards:write',
     member: 'required',
     idempotency: 'required',
     handler: withdrawFromCard,

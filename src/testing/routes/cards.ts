@@ -36,13 +36,17 @@ function setStatus(ctx: RouteContext, c: CardRecord, status: string): void {
  * as the limits section says the current implementation answers; an amount with an excess
  * non-zero digit beyond the card's scale (`10.001` at scale 2) is 400 `invalid_request`, by the
  * Conventions rule on request amounts (excess zeros are accepted).
+ *
+ * "No limit" is exactly `0`, the spec's wording; any other zero (`0.00`, `00`) is a value below
+ * one currency unit, 400 `invalid_fields` (sandbox's choice, the client's too: read as "no
+ * limit", a zero meant as "block all spending" would let every payment through).
  */
 function limitValue(raw: unknown, key: string, c: CardRecord): Dec | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== 'string') fail('invalid_request', `${key} must be a decimal string`);
   if (!/^\d+(\.\d+)?$/.test(raw)) fail('api_error', 'Internal error.');
   const v = parseAmount(raw, c.scale, key);
-  if (!v.isZero() && v.lt(1)) fail('invalid_fields', `${key} is below one currency unit.`);
+  if (raw !== '0' && v.lt(1)) fail('invalid_fields', `${key} is below one currency unit (only exactly "0" means no limit).`);
   const max = c.maxLimits[key as 'single' | 'daily' | 'monthly'];
   if (v.gt(max)) fail('invalid_fields', `${key} exceeds the product maximum.`);
   return v;
@@ -153,7 +157,6 @@ export const cardRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/cards/:id/close',
-    scope: 'cards:write',
     member: 'required',
     idempotency: 'required',
     handler: closeCard,
@@ -161,7 +164,6 @@ export const cardRoutes: RouteDef[] = [
   {
     method: 'PATCH',
     path: '/v1/cards/:id/limits',
-    scope: 'cards:write',
     member: 'required',
     idempotency: 'none',
     handler(ctx) {

@@ -43,7 +43,12 @@ export interface RouteDef {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** Template with `:name` segments, e.g. `/v1/cards/:id/activate`. */
   path: string;
-  /** Scope required; undefined where the spec shows none (not enforced then). */
+  /**
+   * Scope required: only where the spec names one for the endpoint. Undefined elsewhere, and
+   * then no scope is checked (the spec: "which endpoint needs which scope beyond those stated
+   * above: not shown"; the sandbox does not invent one, so a key without `cards:write` can set
+   * card limits and close a card, as the client's table says).
+   */
   scope?: string;
   /** `required`: 400/404 member errors; `optional`: resolved when sent; `none`: ignored. */
   member: 'required' | 'optional' | 'none';

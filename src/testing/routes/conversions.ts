@@ -4,7 +4,7 @@ import { fail } from '../errors.js';
 import { iso, uuid } from '../ids.js';
 import { ceilTo, floorTo, fmt, parseAmount, parsePositive, type Dec } from '../money.js';
 import { convert, rateOf } from '../pricing.js';
-import { prepaidOf, type ConversionPair } from '../store.js';
+import { lineOpen, prepaidOf, type ConversionPair } from '../store.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
 
 /** A conversion as requested, its fields checked. */
@@ -38,7 +38,7 @@ function usablePair(ctx: RouteContext, { from, to, fromAmount }: ConversionOrder
   const pair = ctx.store.conversionPairs.get(`${from.code}>${to.code}`);
   if (!pair || !pair.enabled) fail('product_not_available', `${from.code} to ${to.code} is not in the price list.`);
   // Not cached under the key: the same key may be retried once the line is back.
-  if (!merchant.lines.conversion) fail('service_unavailable', 'Conversions are temporarily unavailable.', { storable: false });
+  if (!lineOpen(merchant, 'conversion')) fail('service_unavailable', 'Conversions are temporarily unavailable.', { storable: false });
   if ((pair.min_from_amount && fromAmount.lt(pair.min_from_amount)) || (pair.max_from_amount && fromAmount.gt(pair.max_from_amount))) {
     fail('amount_out_of_range', 'from_amount is outside the permitted range.');
   }

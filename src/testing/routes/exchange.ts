@@ -8,7 +8,7 @@ import { fail } from '../errors.js';
 import { iso, uuid } from '../ids.js';
 import { Decimal, ceilTo, floorTo, fmt, parsePositive, type Dec } from '../money.js';
 import { convert, rateOf } from '../pricing.js';
-import { adjust, debit } from '../store.js';
+import { adjust, debit, lineOpen } from '../store.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { optString } from './fields.js';
 
@@ -31,7 +31,7 @@ function price(ctx: RouteContext, body: Record<string, unknown>): Priced {
   const to = ctx.store.assets.requireEnabled(body['to_asset'], 'to_asset');
   if (from.code === to.code) fail('invalid_request', 'to_asset must differ from from_asset');
   const fromAmount = parsePositive(body['from_amount'], from.ledger_scale, 'from_amount');
-  if (!ctx.store.merchant.lines.exchange) fail('service_unavailable', 'Exchange is temporarily unavailable.');
+  if (!lineOpen(ctx.store.merchant, 'exchange')) fail('service_unavailable', 'Exchange is temporarily unavailable.');
   const rate = rateOf(from.code, to.code);
   const gross = convert(fromAmount, from.code, to.code);
   const fee = ceilTo(gross.mul(EXCHANGE_FEE), to.ledger_scale);

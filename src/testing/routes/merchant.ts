@@ -9,14 +9,31 @@ import { iso, hex, uuid } from '../ids.js';
 import type { StoredResponse } from '../idempotency.js';
 import { Decimal, fmt, parsePositive } from '../money.js';
 import type { LineName } from '../state-types.js';
-import { prepaidOf } from '../store.js';
+import { lineOpen, prepaidOf } from '../store.js';
 import { charCount, firstChars } from '../text.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { optString, staticList } from './fields.js';
 
-const TOPUP_AMOUNT = /^\d{1,20}(\.\d{1,12})?$/;
-/** The fixed Chinese receipt prefix merged into `note` (spec: reference_no). */
-const RECEIPT_PREFIX = '回单号：';
+/** Digits, an optional fraction of 1 to 12 digits; the integer digits are counted without leading zeros. */
+const TOPUP_AMOUNT = /^(\d+)(\.\d{1,12})?$/;
+/**
+ * The fixed Chinese receipt prefix merged into `note` (spec: reference_no). The spec does not
+ * show it, nor its length: sandbox's choice, 31 characters, which with the one-space separator
+ * before the note is exactly the 32 the client reserves for it (`allowNoteTruncation`), so the
+ * client refuses by default exactly the notes this merge would cut at 300 characters.
+ */
+const RECEIPT_PREFIX = '【沙盒模拟】预付款充值银行回单号（商户申报，仅供对账与核验）：';
+
+/**
+ * A top-up amount (spec: positive, at most 20 integer digits and 12 decimal places). Sandbox's
+ * choice where the spec is silent, the client's too: leading zeros are accepted and not counted
+ * (`007` is 7, one digit), since a decimal string has one reading; the text is stored unchanged.
+ */
+function topupAmountValid(amount: unknown): amount is string {
+  if (typeof amount !== 'string') return false;
+  const m = TOPUP_AMOUNT.exec(amount);
+  return m !== null && (m[1] ?? '').replace(/^0+/, '').length <= 20 && new Decimal(amount).gt(0);
+}
 const FAUCET_DEFAULT = '10000';
 const FAUCET_MAX = new Decimal(1_000_000);
 
@@ -38,10 +55,11 @@ function declareTopup(ctx: RouteContext): RouteResult {
   // Only exactly `fiat` selects fiat; anything else silently becomes `chain`.
   const channel: 'fiat' | 'chain' = body['channel'] === 'fiat' ? 'fiat' : 'chain';
   const amount = body['amount'];
-  if (typeof amount !== 'string' || !TOPUP_AMOUNT.test(amount) || new Decimal(amount).lte(0)) invalidField('amount', 'invalid_amount');
+  if (!topupAmountValid(amount)) invalidField('amount', 'invalid_amount');
   const ref = body['reference_no'];
   if (ref !== undefined && ref !== null && (typeof ref !== 'string' || charCount(ref) > 64)) invalidField('reference_no', 'too_long');
   const note = optString(body, 'note') ?? '';
+  // Prefix and reference first, then one space and the note; an empty reference merges nothing.
   const merged = [typeof ref === 'string' && ref !== '' ? `${RECEIPT_PREFIX}${ref}` : '', note].filter((s) => s !== '').join(' ');
   const rec = {
     id: uuid(),
@@ -112,7 +130,6 @@ export const merchantRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/v1/merchant/topups',
-    scope: 'merchant:read',
     member: 'none',
     idempotency: 'none',
     handler(ctx) {
@@ -127,7 +144,6 @@ export const merchantRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/v1/merchant/balances',
-    scope: 'merchant:read',
     member: 'none',
     idempotency: 'none',
     handler: merchantBalances,
@@ -135,19 +151,19 @@ export const merchantRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/v1/merchant/lines',
-    scope: 'merchant:read',
     member: 'none',
     idempotency: 'none',
+    // Sandbox's own shape (the spec names the endpoint only): one item per line, its switch and
+    // its halt apart, since the spec tells the two states apart ("enabled and not halted").
     handler(ctx) {
-      const lines = ctx.store.merchant.lines;
-      const data = (Object.keys(lines) as LineName[]).map((line) => ({ line, enabled: lines[line], halted: !lines[line] }));
+      const { lines, halted } = ctx.store.merchant;
+      const data = (Object.keys(lines) as LineName[]).map((line) => ({ line, enabled: lines[line], halted: halted[line] }));
       return { status: 200, body: staticList(data) };
     },
   },
   {
     method: 'GET',
     path: '/v1/merchant/pending',
-    scope: 'merchant:read',
     member: 'none',
     idempotency: 'none',
     handler(ctx) {
@@ -164,7 +180,6 @@ export const merchantRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/v1/merchant/conversion-pairs',
-    scope: 'merchant:read',
     member: 'none',
     idempotency: 'none',
     handler(ctx) {
@@ -183,14 +198,13 @@ export const merchantRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/merchant/deposit-address',
-    scope: 'merchant:write',
     member: 'none',
     idempotency: 'optional',
     handler(ctx) {
       const body = ctx.json();
       const asset = ctx.store.assets.requireEnabled(body['asset']);
       const network = optString(body, 'network') ?? 'default';
-      if (!ctx.store.merchant.lines.deposit_address) {
+      if (!lineOpen(ctx.store.merchant, 'deposit_address')) {
         fail('service_unavailable', 'Deposit addresses are temporarily unavailable.', { extra: { retry_after: 30 }, storable: false });
       }
       const key = `deposit-address:${asset.code}:${network}`;

@@ -83,7 +83,6 @@ export const qrpayRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/qrpay/decode',
-    scope: 'qrpay:write',
     member: 'optional',
     idempotency: 'none',
     handler: (ctx) => ({ status: 200, body: decodedView(decodeQr(ctx.store.qrCodes, reqString(ctx.json(), 'code_value'))) }),
@@ -99,7 +98,6 @@ export const qrpayRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/qrpay/payments',
-    scope: 'qrpay:write',
     member: 'required',
     idempotency: 'required',
     handler: createPayment,

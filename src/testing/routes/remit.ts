@@ -310,7 +310,6 @@ export const remitRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/remit/quotes',
-    scope: 'remittances:write',
     member: 'optional',
     idempotency: 'none',
     handler: quoteRemittance,
@@ -318,7 +317,6 @@ export const remitRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/v1/remit/payee-form-schema',
-    scope: 'remittances:read',
     member: 'none',
     idempotency: 'none',
     handler(ctx) {
@@ -340,7 +338,6 @@ export const remitRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/remit/payees',
-    scope: 'remittances:write',
     member: 'required',
     idempotency: 'required',
     handler: createPayee,

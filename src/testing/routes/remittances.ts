@@ -35,14 +35,18 @@ function orderOf(ctx: RouteContext): RemittanceRecord {
 /**
  * `POST /v1/remittances/{id}/cancel`. An order outside `needs_reconfirm` is 500 `api_error`, as
  * the spec says the current implementation answers (retrying does not resolve it, and the outcome
- * is not stored under the key). A `needs_reconfirm` order seeded with `cancel_blocked` (a
+ * is not stored under the key), or 400 `state_invalid`, the spec's primary answer, when seeded with
+ * `cancel_answer: 'state_invalid'`. A `needs_reconfirm` order seeded with `cancel_blocked` (a
  * settlement journal exists, the locking journal is missing, or the status changed meanwhile) is
  * 400 `state_invalid`. Otherwise every hold returns to `available` and the prepaid hold is released.
  */
 function cancelOrder(ctx: RouteContext): RouteResult {
   ctx.json();
   const r = orderOf(ctx);
-  if (r.status !== 'needs_reconfirm') fail('api_error', 'Internal error.');
+  if (r.status !== 'needs_reconfirm') {
+    if (r.cancelAnswer === 'state_invalid') fail('state_invalid', `The order is ${r.status}; it cannot be canceled.`);
+    fail('api_error', 'Internal error.');
+  }
   if (r.cancelBlocked) fail('state_invalid', 'The order cannot be canceled in its current state.');
   const returned = totalHeld(r);
   releaseHolds(ctx.store, r, 'canceled');
@@ -74,7 +78,6 @@ export const remittanceRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/v1/remittances',
-    scope: 'remittances:read',
     member: 'required',
     idempotency: 'none',
     handler(ctx) {
@@ -87,7 +90,6 @@ export const remittanceRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/v1/remittances/:id',
-    scope: 'remittances:read',
     member: 'required',
     idempotency: 'none',
     handler: (ctx) => ({ status: 200, body: remittanceView(ctx.store, orderOf(ctx)) }),
@@ -110,7 +112,6 @@ export const remittanceRoutes: RouteDef[] = [
   {
     method: 'POST',
     path: '/v1/remittances/:id/reconfirm',
-    scope: 'remittances:write',
     member: 'required',
     idempotency: 'required',
     handler: reconfirmOrder,

@@ -29,7 +29,6 @@ export const reportRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/v1/reports/:id',
-    scope: 'merchant:read',
     member: 'none',
     idempotency: 'none',
     handler(ctx) {

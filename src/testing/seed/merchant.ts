@@ -6,7 +6,15 @@ import type { SeedContext } from './context.js';
 
 type MerchantSeeds = Pick<
   SandboxState,
-  'setCustody' | 'setMerchantStatus' | 'setPrepaid' | 'setCustodyDeclaration' | 'setLine' | 'setAgreement' | 'setQuickKyc' | 'setQrFeeRate'
+  | 'setCustody'
+  | 'setMerchantStatus'
+  | 'setPrepaid'
+  | 'setCustodyDeclaration'
+  | 'setLine'
+  | 'setLineHalted'
+  | 'setAgreement'
+  | 'setQuickKyc'
+  | 'setQrFeeRate'
 >;
 
 /** The merchant as tests see it. */
@@ -17,7 +25,7 @@ export function merchantSnap({ store }: SeedContext): MerchantSnapshot {
     prepaid[code] = { available: fmt(row.available, scale), locked: fmt(row.locked, scale), queued: fmt(row.queued, scale) };
   }
   const m = store.merchant;
-  return { id: m.id, custody: m.custody, status: m.status, prepaid, lines: { ...m.lines } };
+  return { id: m.id, custody: m.custody, status: m.status, prepaid, lines: { ...m.lines }, halted: { ...m.halted } };
 }
 
 /** The merchant-account seeders of `sandbox.state`. */
@@ -43,6 +51,9 @@ export function merchantSeeds({ store }: SeedContext): MerchantSeeds {
     },
     setLine(line, enabled) {
       merchant.lines[line] = enabled;
+    },
+    setLineHalted(line, halted) {
+      merchant.halted[line] = halted;
     },
     setAgreement(agreement, intro) {
       merchant.agreement = agreement;

@@ -65,6 +65,7 @@ function seededRemittance(store: Store, memberId: string, input: SeedRemittanceI
     slippage: slippageOf(input, asset, amount),
     needsReconfirmSince: input.needs_reconfirm_since ?? t,
     cancelBlocked: input.cancel_blocked ?? false,
+    cancelAnswer: input.cancel_answer ?? 'api_error',
     rounds: input.rounds ?? 0,
     created_at: input.created_at ?? t,
   };
