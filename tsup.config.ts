@@ -6,6 +6,10 @@ type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
 
 const ENTRIES = {
   index: 'src/index.ts',
+  // Not a package entry: idempotencyKeyFor in a file of its own, so that a bundler drops it (and
+  // uuid with it) from an application that does not call it (uuid's v5 sets properties on the
+  // function, which a bundler keeps when the code shares a file with what the application uses).
+  'idempotency-key': 'src/core/idempotency-key.ts',
   testing: 'src/testing/index.ts',
   'testing-msw': 'src/testing/msw.ts',
   webhooks: 'src/webhooks/index.ts',
@@ -37,7 +41,10 @@ const shared: Options = {
   // zod's code is bundled (tree-shaken) rather than imported from node_modules: loading its
   // ~60 ESM files took most of the SDK's import time (`npm run bench`). Its types stay a
   // dependency: the published declarations infer result types from `zod/mini`.
-  noExternal: [/^zod(\/|$)/],
+  // uuid (idempotencyKeyFor's v5) is bundled too: uuid 14 ships ESM only, which a CJS build's
+  // require() cannot load on Node 20.18, and bundling resolves its node:crypto SHA-1 for Node
+  // and its plain-JS SHA-1 for the web build (workerd, edge, Deno, browsers).
+  noExternal: [/^zod(\/|$)/, /^uuid$/],
   esbuildPlugins: [openapiJson],
 };
 

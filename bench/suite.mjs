@@ -11,6 +11,7 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 
 const createHashModule = { createHash };
 import * as C from './contenders.mjs';
+import { journalCost } from './journal.mjs';
 import { measureColdStart } from './cold-start.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -21,6 +22,9 @@ const CFG = {
   throughputRounds: QUICK ? 2 : 7,
   throughputCallsPerRound: QUICK ? 640 : 4000,
   telemetryPairs: QUICK ? 3 : 15,
+  journalRounds: QUICK ? 3 : 9,
+  journalCallsPerRound: QUICK ? 100 : 400,
+  journalCpuCallsPerRound: QUICK ? 640 : 2000,
   concurrency: 64,
   singleFlightCalls: 1000,
   paginationPages: Number(process.env.BENCH_PAGES ?? (QUICK ? 500 : 10_000)),
@@ -192,6 +196,22 @@ try {
       clientCpuUsPerCall: round(median(throughput[n].cpuPerCall), 1),
     };
   }
+
+  // -------------------------------------------------------------------------------------------
+  // 1b. The intent journal's cost per money-moving call: no journal, MemoryJournal, RedisJournal.
+  log('intent journal: none, MemoryJournal, RedisJournal');
+  results.journal = await journalCost(
+    sdk,
+    ORIGIN,
+    {
+      rounds: CFG.journalRounds,
+      callsPerRound: CFG.journalCallsPerRound,
+      concurrency: CFG.concurrency,
+      cpuCallsPerRound: CFG.journalCpuCallsPerRound,
+      warmupCalls: CFG.warmupCalls / 2,
+    },
+    log,
+  );
 
   // -------------------------------------------------------------------------------------------
   // 2. Token single-flight: 1,000 concurrent calls on a cold client.
@@ -684,6 +704,14 @@ function renderTable(r) {
   const tn = r.telemetryNoTracer;
   lines.push(
     `| telemetry with no tracer registered | \`telemetry: { api }\` given: the SDK's reporting per call ${tn.reportingUsPerCall} µs (no-op ${tn.offUsPerCall} µs), ${(tn.addedShareOfCallCpu * 100).toFixed(2)}% of a call's client CPU; @opentelemetry/api installed, nothing registered (so not loaded): client CPU per call at c=64 ${tn.noTracerCpuUsPerCall} vs ${tn.offCpuUsPerCall} µs with \`enabled: false\`, median ratio of ${tn.pairs} back-to-back pairs ${tn.pairedRatioMedian} (pairs ranged ${tn.pairedRatioRange[0]}–${tn.pairedRatioRange[1]}: the machine's noise) |`,
+  );
+  const jn = r.journal;
+  const redisJournal =
+    jn.redis === undefined
+      ? 'RedisJournal not measured (no redis-server)'
+      : `RedisJournal (local redis-server, ${jn.redisRoundTripsPerCall} round trips) +${jn.redis.addedLatencyUs} µs latency, +${jn.redis.addedCpuUs} µs client CPU`;
+  lines.push(
+    `| intent journal, added per money-moving call | no journal ${jn.none.latencyMedianUs} µs latency c=1, ${jn.none.clientCpuUsPerCall} µs client CPU at c=${CFG.concurrency}; MemoryJournal +${jn.memory.addedLatencyUs} µs latency, +${jn.memory.addedCpuUs} µs client CPU; ${redisJournal} |`,
   );
   lines.push(
     `| signing per request | SDK node:crypto signer ${r.signing.sdkUsPerRequest} µs, SDK Web Crypto signer ${r.signing.sdkWebCryptoUsPerRequest} µs (inline createHmac ${r.signing.inlineUsPerRequest} µs; keyed HMAC reuse via hash.copy() ${r.signing.keyedHmacReuseUsPerRequest} µs) |`,

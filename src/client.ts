@@ -1,10 +1,13 @@
 import { resolveConfig, type MerchantClientOptions, type ResolvedConfig } from './core/config.js';
 import { InvalidArgumentError } from './core/errors.js';
-import { leveledLogger, log } from './core/logger.js';
+import type { IntentJournal } from './core/journal.js';
+import { leveledLogger, log, type Logger } from './core/logger.js';
 import type { Signer } from './core/signing.js';
 import { AttemptRunner } from './core/attempt-runner.js';
 import { BucketGate } from './core/bucket-gate.js';
 import { createTelemetry } from './core/otel.js';
+import { JournalHook } from './core/journal-hook.js';
+import { recoverIntents, type RecoverOptions, type RecoveryReport } from './core/journal-recovery.js';
 import { Pipeline } from './core/pipeline.js';
 import { Redactor } from './core/redactor.js';
 import { withoutControlChars } from './core/text.js';
@@ -72,6 +75,8 @@ export class MerchantClient {
   readonly #pipeline: Pipeline;
   readonly #transport: Transport;
   readonly #clock: ServiceClock;
+  readonly #journal: JournalHook | undefined;
+  readonly #logger: Logger | undefined;
 
   /** Merchant-account operations: conversions, top-ups, balances, lines, deposit address. */
   readonly merchant: MerchantAccount;
@@ -106,6 +111,7 @@ export class MerchantClient {
     const proxyNotice = proxyEnvNotice(options, config.origin);
     if (proxyNotice !== undefined) log(logger, 'warn', proxyNotice);
     const signer = createSigner(config.signingKey);
+    this.#logger = logger;
     const suffix = options.userAgentSuffix ? ` ${withoutControlChars(options.userAgentSuffix)}` : '';
     this.#clock = new ServiceClock(logger, config.maxClockSkewMs);
     const redactor = new Redactor([config.apiKey, config.signingKey]);
@@ -125,15 +131,21 @@ export class MerchantClient {
       new BucketGate(options.limiter),
       { redactor, telemetry: createTelemetry(options.telemetry) },
     );
+    // Identifies (base URL, client id) without putting either in clear in a shared store.
+    const account = accountDigest(signer, config);
     const tokens = new TokenManager({
       store: options.tokenStore ?? new MemoryTokenStore(),
-      // Identifies (base URL, client id) without putting either in clear in a shared store.
-      key: tokenStoreKey(signer, config),
+      key: typeof account === 'string' ? tokenKey(account) : account.then(tokenKey),
       exchange: (signal) => exchangeToken(runner, config, signal),
       now: () => this.#clock.now(),
       renewBeforeSeconds: config.tokenRenewBeforeSeconds,
     });
-    this.#pipeline = new Pipeline({ basePath: config.basePath, validateResponses: config.validateResponses }, runner, tokens);
+    this.#journal = options.journal === undefined ? undefined : new JournalHook(checkJournal(options.journal), account, logger);
+    this.#pipeline = new Pipeline(
+      { basePath: config.basePath, validateResponses: config.validateResponses, journal: this.#journal },
+      runner,
+      tokens,
+    );
     this.merchant = new MerchantAccount(this.#pipeline);
     this.reports = new Reports(this.#pipeline);
     this.remittances = new MerchantRemittances(this.#pipeline);
@@ -184,6 +196,36 @@ export class MerchantClient {
     });
   }
 
+  /**
+   * Finishes the calls a dead process left open in the client's `journal`: each open intent of
+   * this client (same base URL and client id) still inside the spec's 24-hour idempotency window
+   * (minus `windowMarginMs`) is sent again with its idempotency key and exact body bytes (a fresh
+   * nonce and timestamp), so the service replays what it executed or executes it once; older
+   * intents are never sent, and are reported with what to check; a card activation (its PIN is
+   * never kept) is reported for a check of the card. Intents younger than `minAgeMs` are left
+   * alone: they may be in flight in a live instance. Instances recovering at once claim each
+   * intent for one of them only.
+   *
+   * Each outcome is logged at `info` (shown from `logLevel: 'info'`); each resend is a call of
+   * its own (a span named `recover <method>`, its attempts and retries). Run it at start-up, and
+   * on a schedule where a fleet runs. See docs/idempotency-and-retries.md, "If your process dies
+   * mid-call".
+   *
+   * @returns One entry per intent claimed: `resent` with the result (the order), `failed` with
+   * the error, or `expired` / `withheld` / `skipped` with what to check.
+   * @throws InvalidArgumentError when the client has no journal or an option is invalid; the
+   * journal's own error when claiming fails.
+   */
+  recover(options?: RecoverOptions): Promise<RecoveryReport> {
+    const hook = this.#journal;
+    if (hook === undefined) return Promise.reject(new InvalidArgumentError('journal', 'recover() needs the client to have a journal.'));
+    const pipeline = this.#pipeline;
+    return recoverIntents(
+      { hook, basePath: this.#config.basePath, logger: this.#logger, send: (call, endpoint) => pipeline.send(call, endpoint) },
+      options,
+    );
+  }
+
   /** Base URL in use (origin and path prefix). */
   get baseUrl(): string {
     return this.#config.baseUrl;
@@ -215,11 +257,30 @@ export class MerchantClient {
   }
 }
 
-/** Identifies (base URL, client id) in a token store without putting either in clear in it. */
-function tokenStoreKey(signer: Signer, config: ResolvedConfig): string | Promise<string> {
+/**
+ * Identifies (base URL, client id) without putting either in clear: the token store's key and
+ * the journal's scope (first 32 hex digits of a SHA-256).
+ */
+function accountDigest(signer: Signer, config: ResolvedConfig): string | Promise<string> {
   const hash = signer.sha256Hex(new TextEncoder().encode(`${config.baseUrl}\n${config.clientId}`));
-  const key = (hex: string): string => `merchant-stablecoin:token:${hex.slice(0, 32)}`;
-  return typeof hash === 'string' ? key(hash) : hash.then(key);
+  return typeof hash === 'string' ? hash.slice(0, 32) : hash.then((hex) => hex.slice(0, 32));
+}
+
+function tokenKey(account: string): string {
+  return `merchant-stablecoin:token:${account}`;
+}
+
+function checkJournal(journal: IntentJournal): IntentJournal {
+  const j = journal as Partial<Record<keyof IntentJournal, unknown>> | null;
+  if (
+    typeof j !== 'object' ||
+    j === null ||
+    typeof j.record !== 'function' ||
+    typeof j.settle !== 'function' ||
+    typeof j.claim !== 'function'
+  )
+    throw new InvalidArgumentError('journal', 'must have record(), settle() and claim() methods (an IntentJournal).');
+  return journal;
 }
 
 /** Why a client is refused in a browser page, and the way out for a page that is never public. */

@@ -47,6 +47,17 @@ export type {
 export type { Logger, LogFields, LogLevel, LogLevelSetting } from './core/logger.js';
 export type { TelemetryOptions, OpenTelemetryApi, OpenTelemetrySpan, OpenTelemetryAttributeValue } from './core/otel.js';
 export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/token-store.js';
+export { idempotencyKeyFor } from './core/idempotency-key.js';
+export { MemoryJournal, type IntentJournal, type JournalIntent, type JournalClaimRequest } from './core/journal.js';
+export type {
+  RecoverOptions,
+  RecoveryReport,
+  RecoveredIntent,
+  RecoveredIntentBase,
+  IntentResent,
+  IntentFailed,
+  IntentToCheck,
+} from './core/journal-recovery.js';
 export type { RequestLimiter } from './core/limiter.js';
 export type { FetchFunction } from './core/transport/fetch.js';
 export type { UndiciDispatcher } from './core/transport/dispatcher.js';

@@ -37,6 +37,12 @@ export interface AttemptSettings {
   readonly logger: Logger | undefined;
 }
 
+/** What a call's deadline is made of: `timeoutMs × (maxRetries + 1)` from its start. */
+export interface CallBudget {
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+}
+
 /** How a call authenticates: a bearer token, or the credentials of the token exchange itself. */
 export type Auth =
   | { readonly kind: 'token'; readonly tokens: TokenManager }
@@ -107,15 +113,21 @@ export class AttemptRunner {
     }
   }
 
+  /** The call's `timeoutMs` and `maxRetries`: its options', else the client's. */
+  budgetOf(call: PreparedCall): CallBudget {
+    return {
+      timeoutMs: call.options?.timeoutMs ?? this.#settings.timeoutMs,
+      maxRetries: call.options?.maxRetries ?? this.#settings.maxRetries,
+    };
+  }
+
   #progress(call: PreparedCall, rules: RetryRules): CallProgress {
-    const options = call.options;
-    const timeoutMs = options?.timeoutMs ?? this.#settings.timeoutMs;
-    const maxRetries = options?.maxRetries ?? this.#settings.maxRetries;
-    const started = performance.now();
+    const { timeoutMs, maxRetries } = this.budgetOf(call);
+    const started = call.startedAt ?? performance.now();
     return {
       call,
       rules,
-      signal: options?.signal,
+      signal: call.options?.signal,
       timeoutMs,
       maxRetries,
       attempt: 0,

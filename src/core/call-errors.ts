@@ -176,7 +176,7 @@ export function failureLabel(f: AttemptFailure): string {
 }
 
 /** The call's deadline as a caller reads it: `400 ms: timeoutMs 400 × 1 attempt`. */
-export function deadlineText(p: CallProgress): string {
+export function deadlineText(p: Pick<CallProgress, 'timeoutMs' | 'maxRetries'>): string {
   const attempts = p.maxRetries + 1;
   return `${p.timeoutMs * attempts} ms: timeoutMs ${p.timeoutMs} × ${attempts} attempt${attempts === 1 ? '' : 's'}`;
 }

@@ -34,6 +34,11 @@ export interface PreparedCall {
   readonly options: CallOptions | undefined;
   /** Values of the body's secret fields (a PIN), masked wherever a server echoes them. */
   readonly secrets: readonly string[];
+  /**
+   * When the call was made (`performance.now()`), when something ran before its attempts (the
+   * journal's record): its deadline counts from here. Otherwise from the start of its attempts.
+   */
+  readonly startedAt?: number;
 }
 
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

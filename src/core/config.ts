@@ -1,5 +1,6 @@
 import { nonNegativeInt, positiveInt } from './checks.js';
 import { InvalidArgumentError } from './errors.js';
+import type { IntentJournal } from './journal.js';
 import { isLogLevelSetting, type Logger, type LogLevelSetting } from './logger.js';
 import type { TelemetryOptions } from './otel.js';
 import type { RequestLimiter } from './limiter.js';
@@ -104,6 +105,15 @@ export interface MerchantClientOptions {
    * docs/observability.md.
    */
   readonly telemetry?: TelemetryOptions;
+  /**
+   * An intent journal: every call that moves funds (and a card activation) is recorded in it
+   * before its first byte is sent, and settled once its outcome is known, so that
+   * `client.recover()` in a new process finishes what a crashed one started.
+   * `RedisJournal` (`merchant-stablecoin/redis`), your own database (the three-method
+   * {@link IntentJournal}), or `MemoryJournal` in tests. None by default. See
+   * docs/idempotency-and-retries.md, "If your process dies mid-call".
+   */
+  readonly journal?: IntentJournal;
 }
 
 /** Settings after defaults, environment and validation. */

@@ -1,7 +1,8 @@
 import type { EndpointDescriptor } from '../spec/endpoint.js';
 import { ApiPromiseImpl } from './api-promise.js';
 import type { AttemptRunner } from './attempt-runner.js';
-import { prepareCall } from './call.js';
+import { prepareCall, type PreparedCall } from './call.js';
+import { journaled, type JournalHook } from './journal-hook.js';
 import { toLoosePage } from './loose-page.js';
 import { PageIterator, type PageFetcher } from './pagination.js';
 import { readResult } from './result.js';
@@ -13,6 +14,8 @@ export interface PipelineSettings {
   /** Path prefix of the base URL (usually empty), prepended to every `/v1/...` path. */
   readonly basePath: string;
   readonly validateResponses: boolean;
+  /** The intent journal, when the client has one: money-moving calls are recorded before sending. */
+  readonly journal?: JournalHook | undefined;
 }
 
 /**
@@ -62,6 +65,16 @@ export class Pipeline implements EndpointCaller {
 
   async #run<T>(endpoint: EndpointDescriptor<T>, args: CallArgs): Promise<WithResponse<T>> {
     const call = prepareCall(endpoint, args, this.#settings.basePath);
+    const journal = this.#settings.journal;
+    // Without a journal, or for a call it does not cover, nothing is added to the call's path.
+    if (journal === undefined || !journaled(endpoint)) return this.send(call, endpoint);
+    // The record is part of the call: its deadline counts from here, and bounds the record too.
+    const tracked: PreparedCall = { ...call, startedAt: performance.now() };
+    return journal.track(tracked, endpoint, this.#runner.budgetOf(tracked), () => this.send(tracked, endpoint));
+  }
+
+  /** Runs a prepared call's attempts with a token and reads its result (recovery resends through it too). */
+  send<T>(call: PreparedCall, endpoint: EndpointDescriptor<T>): Promise<WithResponse<T>> {
     return this.#runner.run(call, { kind: 'token', tokens: this.#tokens }, endpoint, (response, context) =>
       readResult(endpoint, response, context, this.#settings.validateResponses),
     );

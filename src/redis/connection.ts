@@ -40,7 +40,8 @@ export interface RedisStoreOptions {
   /**
    * A Redis command not answered within this many ms counts as a failure (default 1000): the
    * token store and the rate limiter answer from memory, the event store refuses the delivery
-   * (503). A payment must not wait on a dead cache.
+   * (503), the intent journal refuses the money-moving call before sending it. A payment must not
+   * wait on a dead cache.
    */
   readonly commandTimeoutMs?: number;
   /** After a failure, Redis is skipped for this many ms before it is tried again (default 5000). */
@@ -213,7 +214,7 @@ export class RedisGuard {
     log(
       this.#logger ?? h.logger,
       'warn',
-      `merchant-stablecoin/redis: ${failure.message}${hint} Seen by ${this.#component}. Until Redis answers again the token store and the rate limiter on this connection answer from this process's memory, and the webhook event store refuses deliveries (503) unless told to process them anyway (see "When Redis is down" in docs/fleet.md).`,
+      `merchant-stablecoin/redis: ${failure.message}${hint} Seen by ${this.#component}. Until Redis answers again the token store and the rate limiter on this connection answer from this process's memory, the webhook event store refuses deliveries (503) unless told to process them anyway, and the intent journal refuses money-moving calls before sending (see "When Redis is down" in docs/fleet.md).`,
       { component: this.#component, code: failure.code, command: failure.command },
     );
   }

@@ -19,7 +19,9 @@ export type RedisFailureKind = 'unreachable' | 'unavailable' | 'misconfigured';
  * error (ioredis attaches the command's arguments to it).
  *
  * The webhook event store throws it from `claim` (the receiver answers 503 and the service
- * delivers again); the token store and the rate limiter log it and answer from memory.
+ * delivers again); the intent journal throws it from `record`, `settle` and `claim` (a
+ * money-moving call then fails before sending, with it as `cause`); the token store and the
+ * rate limiter log it and answer from memory.
  */
 export class RedisStoreError extends MerchantSdkError {
   /** Class name, `RedisStoreError`. */

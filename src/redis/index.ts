@@ -1,6 +1,6 @@
 /**
- * `merchant-stablecoin/redis`: fleet mode. Token, webhook-dedup and rate-limit state shared by
- * many instances through a Redis the caller already runs (see docs/fleet.md).
+ * `merchant-stablecoin/redis`: fleet mode. Token, webhook-dedup, rate-limit and intent-journal
+ * state shared by many instances through a Redis the caller already runs (see docs/fleet.md).
  *
  * Nothing here imports ioredis at run time: pass your own connected `Redis` or `Cluster`.
  */
@@ -9,3 +9,4 @@ export { RedisStoreError, type RedisFailureKind } from './failures.js';
 export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';
 export { RedisEventStore, type RedisEventStoreOptions, type WhileRedisIsDown } from './event-store.js';
 export { RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';
+export { RedisJournal, type RedisJournalOptions } from './journal.js';

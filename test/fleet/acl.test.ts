@@ -4,32 +4,23 @@
  * clients make one token exchange, each expiry one more, and the rate limits are counted in Redis
  * for all of them. A store whose prefix the user is not granted is told NOPERM, reported as
  * NOPERM (code, command, key), never as "unreachable", and no token reaches a log line. Round
- * trips of a warm call are counted by Redis itself (INFO commandstats).
+ * trips of a warm call are counted by Redis itself (INFO commandstats). The intent journal (issue
+ * 27) records, claims and settles as that user, and under a prefix it is not granted refuses the
+ * money-moving call before sending, with the NOPERM as its cause.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogFields, Logger } from '../../src/core/logger.js';
-import type { MerchantClient } from '../../src/index.js';
-import { RedisEventStore, RedisRateLimiter, RedisStoreError, RedisTokenStore } from '../../src/redis/index.js';
+import { CallInterruptedError, type IntentJournal, type MerchantClient, type MerchantSdkError } from '../../src/index.js';
+import { RedisEventStore, RedisJournal, RedisRateLimiter, RedisStoreError, RedisTokenStore } from '../../src/redis/index.js';
 import { createSandbox } from '../../src/testing/index.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { envelope, headersFor } from '../webhooks/helpers.js';
+import { documentedAcl } from './helpers/acl.js';
 import { bucketKey, TOKEN_KEY } from './helpers/keys.js';
 import { REDIS_SERVER, startRedisServer, type RedisServer } from './helpers/redis-server.js';
 
-const DOC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'fleet.md');
 const PASSWORD = 'acl-test-password-9f2c';
-
-/** The ACL line of docs/fleet.md, with its password placeholder filled in, as ACL SETUSER arguments. */
-function documentedAcl(): string[] {
-  const line = /^ACL SETUSER merchant-stablecoin .*$/m.exec(readFileSync(DOC, 'utf8'))?.[0];
-  if (line === undefined) throw new Error('docs/fleet.md has no "ACL SETUSER merchant-stablecoin ..." line');
-  expect(line).toContain('>CHANGE-ME');
-  return line.replace('>CHANGE-ME', `>${PASSWORD}`).split(/\s+/).slice(3);
-}
 
 function capture(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
@@ -65,7 +56,7 @@ describe.skipIf(REDIS_SERVER === undefined)('the fleet as the ACL user of docs/f
   beforeAll(async () => {
     server = await startRedisServer();
     admin = new Redis(server.url);
-    expect(await admin.call('ACL', 'SETUSER', 'merchant-stablecoin', ...documentedAcl())).toBe('OK');
+    expect(await admin.call('ACL', 'SETUSER', 'merchant-stablecoin', ...documentedAcl(PASSWORD))).toBe('OK');
   });
   afterAll(async () => {
     for (const c of connections) c.disconnect();
@@ -180,5 +171,68 @@ describe.skipIf(REDIS_SERVER === undefined)('the fleet as the ACL user of docs/f
     expect(processed).toBe(0);
     console.log(`[fleet] NOPERM reported as: ${(err as Error).message}`);
     await client.close();
+  });
+
+  it('the intent journal as this user: recorded, settled and recovered; under a prefix it is not granted, the call is refused before sending with NOPERM as its cause', async () => {
+    const sandbox = createSandbox();
+    const { logger, lines } = capture();
+    const redis = asFleetUser();
+    const journal = new RedisJournal({ redis, logger, commandTimeoutMs: 60_000 });
+    // The first settle is lost, as when a process dies between the answer and the settle.
+    let lostSettles = 1;
+    const losing: IntentJournal = {
+      record: (intent) => journal.record(intent),
+      settle: (scope, key) => (lostSettles-- > 0 ? Promise.resolve() : journal.settle(scope, key)),
+      claim: (request) => journal.claim(request),
+    };
+    const before = await commandCalls(admin);
+    const client = sandbox.client({ journal: losing });
+    const credited = await client.sandbox.faucet({ asset: 'USDT', amount: '2' }).withResponse();
+    await client.sandbox.faucet({ asset: 'USDT', amount: '3' }); // recorded and settled
+    const report = await client.recover({ minAgeMs: 0 });
+    expect(report.intents).toHaveLength(1);
+    expect(report.intents[0]).toMatchObject({ outcome: 'resent', settled: true, intent: { key: credited.response.idempotencyKey } });
+    expect((report.intents[0] as { response: { replayed: boolean } }).response.replayed).toBe(true);
+    const faucets = sandbox.requests.filter((r) => r.path === '/v1/sandbox/faucet');
+    expect(faucets.filter((r) => r.headers['x-idempotency-key'] === credited.response.idempotencyKey)).toHaveLength(2);
+    expect(faucets).toHaveLength(3);
+    // Every command of the journal's scripts ran as this user, and nothing is left open.
+    const after = await commandCalls(admin);
+    for (const command of ['hsetnx', 'hget', 'hset', 'hdel', 'zadd', 'zrem', 'zrangebyscore', 'time'])
+      expect((after[command] ?? 0) - (before[command] ?? 0), command).toBeGreaterThan(0);
+    const journalKeys = await admin.keys('*journal*');
+    expect(journalKeys.every((k) => /^merchant-stablecoin:journal:\{[0-9a-f]{32}\}:(intents|open|claims)$/.test(k))).toBe(true);
+    expect(
+      await admin.call(
+        'HLEN',
+        journalKeys.find((k) => k.endsWith(':intents'))!,
+      ),
+    ).toBe(0);
+    expect(lines).toEqual([]);
+
+    // Under a prefix the user is not granted: refused before sending, the NOPERM named as what it is.
+    const refused = sandbox.client({ journal: new RedisJournal({ redis, logger, prefix: 'other-app', commandTimeoutMs: 60_000 }) });
+    const sent = sandbox.requests.length;
+    const err = (await Promise.resolve(refused.sandbox.faucet({ asset: 'USDT', amount: '1' })).catch(
+      (e: unknown) => e,
+    )) as MerchantSdkError;
+    expect(err).toBeInstanceOf(CallInterruptedError);
+    expect(err.call).toMatchObject({ sent: 'no', attempts: 0 });
+    expect(err.cause).toBeInstanceOf(RedisStoreError);
+    expect(err.cause).toMatchObject({ kind: 'misconfigured', code: 'NOPERM', command: 'EVALSHA' });
+    expect((err.cause as RedisStoreError).key).toMatch(/^other-app:journal:\{[0-9a-f]{32}\}:intents$/);
+    expect(sandbox.requests.length).toBe(sent);
+    const errors = lines.filter((l) => l.startsWith('error '));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      /^error merchant-stablecoin\/redis: Redis refused EVALSHA on other-app:journal:\{[0-9a-f]{32}\}:intents: NOPERM /,
+    );
+    expect(lines.some((l) => /unreachable|cannot serve/.test(l))).toBe(false);
+    // Calls that move no funds go on.
+    await refused.assets.list();
+    console.log(
+      `[fleet] ACL user, intent journal: 1 intent recovered (replayed), NOPERM under another prefix: ${(err.cause as Error).message}`,
+    );
+    await Promise.all([client.close(), refused.close()]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 24: the three fleet stores on a real 3-master Redis Cluster (`redis-server
+ * Issue 24: the three fleet stores, and issue 27's intent journal, on a real 3-master Redis Cluster (`redis-server
  * --cluster-enabled yes` ×3 on loopback, joined by `redis-cli --cluster create`), through
  * ioredis' `Cluster`, as the ACL user of docs/fleet.md plus its Cluster line (set on every node:
  * ACLs are per node). Keys one script touches share a hash tag, so no script meets CROSSSLOT;
@@ -8,13 +8,15 @@
  * Skipped, loudly, when redis-server or redis-cli is missing. Waits are on events (replies, the
  * cluster's own state); the hooks' limits are hang guards for a loaded machine.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenManager } from '../../src/core/token-manager.js';
-import { RedisEventStore, RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
+import type { JournalIntent } from '../../src/index.js';
+import { RedisEventStore, RedisJournal, RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
 import { manualClock } from '../helpers/manual-clock.js';
 import { bucketKey, tokenKeys } from './helpers/keys.js';
 import { REDIS_CLI, REDIS_SERVER, startCluster, warnClusterSkipped, type RedisCluster } from './helpers/redis-server.js';
@@ -148,5 +150,52 @@ describe.skipIf(!CAN_RUN)('the fleet stores on a 3-master Redis Cluster (real re
     clock.advance(1000 + 15);
     await depositsDone;
     console.log('[fleet] Cluster: two limiters → 5 admitted of quota 5, the sixth waited for the window; a pause held the other instance');
+  });
+
+  it("intent journal: each client's three keys share a slot, clients spread over the masters, two instances claiming at once get each intent once", async () => {
+    const scopes = Array.from({ length: 12 }, (_, i) => createHash('sha256').update(`client ${i}`).digest('hex').slice(0, 32));
+    const intent = (scope: string, n: number): JournalIntent => ({
+      key: `${scope.slice(0, 8)}-${n}`,
+      scope,
+      endpoint: 'member.withdrawals.create',
+      method: 'POST',
+      path: '/v1/withdrawals',
+      body: '{"asset":"USDT"}',
+      withheld: false,
+      member: 'ext-1',
+      createdAt: 100 + n,
+    });
+    const writer = new RedisJournal({ redis: connect(), ...PATIENT });
+    for (const scope of scopes) for (let n = 0; n < 3; n++) await writer.record(intent(scope, n));
+    const instances = [new RedisJournal({ redis: connect(), ...PATIENT }), new RedisJournal({ redis: connect(), ...PATIENT })];
+    const got: string[] = [];
+    const drain = async (journal: RedisJournal, scope: string): Promise<void> => {
+      for (;;) {
+        const [claimed] = await journal.claim({ scope, createdBefore: 10_000, leaseMs: 600_000, limit: 1 });
+        if (claimed === undefined) return;
+        got.push(claimed.key);
+        await journal.settle(scope, claimed.key);
+      }
+    };
+    await Promise.all(scopes.flatMap((scope) => instances.map((j) => drain(j, scope))));
+    expect([...got].sort()).toEqual(scopes.flatMap((scope) => [0, 1, 2].map((n) => intent(scope, n).key)).sort());
+
+    const keysOf = (scope: string): string[] =>
+      ['intents', 'open', 'claims'].map((part) => `merchant-stablecoin:journal:{${scope}}:${part}`);
+    for (const scope of scopes) {
+      const slots = await Promise.all(keysOf(scope).map((k) => admins[0]!.call('CLUSTER', 'KEYSLOT', k)));
+      expect(new Set(slots).size).toBe(1);
+    }
+    const masters = new Set(await Promise.all(scopes.map((scope) => nodeOf(keysOf(scope)[0]!))));
+    expect(masters.size).toBeGreaterThan(1);
+    // Settled: nothing open on any master.
+    for (const scope of scopes) {
+      const holder = new Redis(await nodeOf(keysOf(scope)[0]!), '127.0.0.1');
+      admins.push(holder);
+      expect(await holder.exists(...keysOf(scope).slice(0, 2))).toBe(0);
+    }
+    console.log(
+      `[fleet] Cluster: intent journal, ${scopes.length} clients on ${masters.size} masters, ${got.length} intents each claimed once`,
+    );
   });
 });

@@ -1,0 +1,54 @@
+/**
+ * The Lua scripts of {@link RedisJournal}. KEYS are always, in this order, the scope's intents
+ * hash (key → JSON), its open set (sorted set, key scored by `createdAt`) and its claims hash
+ * (key → end of the claim in ms on Redis' clock); they share one hash tag (one Cluster slot).
+ */
+import { LuaScript } from './connection.js';
+
+/**
+ * ARGV[1] idempotency key, ARGV[2] the intent as JSON, ARGV[3] its `createdAt`. The first record
+ * of a key stays (HSETNX, ZADD NX): recording it again must not move its `createdAt` later,
+ * which would stretch the 24-hour window recovery counts from. Returns 1 if new, 0 if kept.
+ */
+export const RECORD_INTENT = new LuaScript(`
+local added = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], 'NX', ARGV[3], ARGV[1])
+return added
+`);
+
+/** ARGV[1] idempotency key. Removes the intent, its place in the open set and its claim. */
+export const SETTLE_INTENT = new LuaScript(`
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return redis.call('HDEL', KEYS[1], ARGV[1])
+`);
+
+/**
+ * ARGV[1] the latest `createdAt` to take (ms), ARGV[2] lease ms, ARGV[3] limit. Walks the open
+ * intents oldest first; each one not under an unexpired claim is claimed until now + lease (Redis
+ * TIME: one clock for the fleet) and returned, up to the limit. An index entry without its
+ * record (a settle interrupted half-way cannot happen in one script, but a hand edit can) is
+ * dropped. Returns the claimed intents' JSON.
+ */
+export const CLAIM_INTENTS = new LuaScript(`
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit = tonumber(ARGV[3])
+local out = {}
+for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])) do
+  if #out >= limit then break end
+  local claimedUntil = tonumber(redis.call('HGET', KEYS[3], key) or '0')
+  if claimedUntil <= now then
+    local record = redis.call('HGET', KEYS[1], key)
+    if record then
+      redis.call('HSET', KEYS[3], key, tostring(now + tonumber(ARGV[2])))
+      out[#out + 1] = record
+    else
+      redis.call('ZREM', KEYS[2], key)
+      redis.call('HDEL', KEYS[3], key)
+    end
+  end
+end
+return out
+`);

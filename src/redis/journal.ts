@@ -1,0 +1,143 @@
+import type { IntentJournal, JournalClaimRequest, JournalIntent } from '../core/journal.js';
+import { log } from '../core/logger.js';
+import { RedisGuard, type RedisStoreOptions } from './connection.js';
+import type { RedisStoreError } from './failures.js';
+import { keyDigest } from './keyspace.js';
+import { CLAIM_INTENTS, RECORD_INTENT, SETTLE_INTENT } from './journal-scripts.js';
+
+/** Settings of {@link RedisJournal}: those every fleet store shares (`redis`, `prefix`, `logger`, timings). */
+export type RedisJournalOptions = RedisStoreOptions;
+
+/**
+ * An intent journal ({@link IntentJournal}) in Redis, shared by the fleet: a money-moving call is
+ * written there before it is sent, and any instance's `client.recover()` finishes it after the
+ * instance that sent it died.
+ *
+ * - Per client scope (a digest of base URL and client id) three keys share one hash tag after the
+ *   prefix, so an ACL key pattern `~<prefix>:*` grants them and a Redis Cluster keeps them in one
+ *   slot: `<prefix>:journal:{<scope>}:intents` (hash, key → the intent as JSON), `...:open`
+ *   (sorted set, key → `createdAt`) and `...:claims` (hash, key → end of the current claim, on
+ *   Redis' clock).
+ * - `record` is one Lua script (HSETNX + ZADD NX: the first record of a key stays), `settle` one
+ *   more (HDEL, ZREM, HDEL), `claim` a third: it walks the open intents oldest first, skips those
+ *   under an unexpired claim, and claims the rest up to `limit` for `leaseMs`, atomically, so two
+ *   instances never claim the same intent.
+ * - **No in-memory fallback**, unlike the token store and the limiter: an intent held only in
+ *   this process's memory would not survive the crash it is written for. While Redis cannot
+ *   answer (or answers slower than `commandTimeoutMs`), and when it refuses the command (`NOPERM`,
+ *   `OOM`, ...), `record` rejects with a `RedisStoreError` that says which, so money-moving calls
+ *   fail before sending (`CallInterruptedError`, `call.sent: 'no'`, that error as `cause`: nothing
+ *   moved) and calls that move no funds go on. Outages and refusals are logged as for the other
+ *   stores (one `warn` line per outage, one `error` line per refusal).
+ * - The journal is as durable as the Redis under it: run it with persistence (AOF) and
+ *   `maxmemory-policy noeviction`, or a crash of Redis loses the open intents. Keys have no TTL;
+ *   `recover()` removes what it finishes.
+ *
+ * Intents hold no token, signature or PIN (a card activation's body is never kept); they do hold
+ * the bodies of money-moving calls (addresses, amounts) and member ids: protect Redis as for any
+ * payments data.
+ *
+ * @example
+ * import { Redis } from 'ioredis';
+ * import { RedisJournal } from 'merchant-stablecoin/redis';
+ * const client = new MerchantClient({ journal: new RedisJournal({ redis: new Redis(url) }) });
+ * await client.recover(); // at start-up: finish what a dead instance left open
+ */
+export class RedisJournal implements IntentJournal {
+  readonly #guard: RedisGuard;
+  readonly #logger: RedisStoreOptions['logger'];
+
+  /** @param options - The Redis client, key prefix and timings. */
+  constructor(options: RedisJournalOptions) {
+    this.#guard = new RedisGuard(
+      'the intent journal',
+      options,
+      'money-moving calls are refused before sending (nothing moves) until Redis accepts the command.',
+    );
+    this.#logger = options.logger;
+  }
+
+  /**
+   * Writes the intent (the first record of a key stays).
+   *
+   * @throws RedisStoreError when Redis cannot take it (down, slow, or refusing the command).
+   */
+  async record(intent: JournalIntent): Promise<void> {
+    await this.#guard.run(
+      (redis) => redis.script(RECORD_INTENT, this.#keys(intent.scope), [intent.key, JSON.stringify(intent), intent.createdAt]),
+      refuse,
+    );
+  }
+
+  /**
+   * Removes the intent and its claim. Sent even while Redis is considered down: after a `record`
+   * that timed out, this settle follows it on the same connection, so a record that lands late is
+   * removed right after (its call was refused, and must never be resent).
+   *
+   * @throws RedisStoreError when Redis does not confirm it.
+   */
+  async settle(scope: string, key: string): Promise<void> {
+    await this.#guard.run((redis) => redis.script(SETTLE_INTENT, this.#keys(scope), [key]), refuse, { evenIfDown: true });
+  }
+
+  /**
+   * Claims open intents of the scope atomically (see the class comment).
+   *
+   * @throws RedisStoreError when Redis cannot answer or refuses the command.
+   */
+  async claim(request: JournalClaimRequest): Promise<readonly JournalIntent[]> {
+    const reply = await this.#guard.run(
+      (redis) =>
+        redis.script(CLAIM_INTENTS, this.#keys(request.scope), [
+          Math.floor(request.createdBefore),
+          Math.max(1, Math.ceil(request.leaseMs)),
+          request.limit,
+        ]),
+      refuse,
+    );
+    const intents: JournalIntent[] = [];
+    for (const raw of Array.isArray(reply) ? (reply as unknown[]) : []) {
+      const intent = decode(raw);
+      if (intent !== undefined) intents.push(intent);
+      // Left claimed, not deleted: it may be a newer version's record, or readable by a person.
+      else
+        log(this.#logger, 'warn', 'merchant-stablecoin/redis: an unreadable journal record was skipped', {
+          prefix: this.#guard.keys.prefix,
+        });
+    }
+    return intents;
+  }
+
+  /** The scope's three keys: one hash tag, one Cluster slot. */
+  #keys(scope: string): string[] {
+    // The SDK's scopes are hex digests; anything else (braces would move the hash tag) is digested.
+    const tag = /^[\w.-]{1,64}$/.test(scope) ? scope : `sha256-${keyDigest(scope)}`;
+    const ks = this.#guard.keys;
+    return [ks.tagged('journal', tag, 'intents'), ks.tagged('journal', tag, 'open'), ks.tagged('journal', tag, 'claims')];
+  }
+
+  /** Inspection shows the prefix and health only. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `RedisJournal { prefix: '${this.#guard.keys.prefix}', degraded: ${this.#guard.degraded} }`;
+  }
+}
+
+/** The journal's fallback: none. A failure, outage or refusal, reaches the caller as it is. */
+function refuse(failure: RedisStoreError): never {
+  throw failure;
+}
+
+/** An intent read back from Redis, or undefined when the record is not one. */
+function decode(raw: unknown): JournalIntent | undefined {
+  try {
+    const v = JSON.parse(String(raw)) as Record<string, unknown>;
+    const text = (k: string): boolean => typeof v[k] === 'string';
+    const textOrNull = (k: string): boolean => text(k) || v[k] === null;
+    if (['key', 'scope', 'endpoint', 'method', 'path'].every(text) && textOrNull('body') && textOrNull('member')) {
+      if (typeof v['withheld'] === 'boolean' && Number.isFinite(v['createdAt'])) return Object.freeze(v) as unknown as JournalIntent;
+    }
+  } catch {
+    // Not JSON: skipped below.
+  }
+  return undefined;
+}

@@ -1,0 +1,93 @@
+/**
+ * Real child processes for the crash tests: `fixtures/journal-child.ts`, bundled once with
+ * esbuild (so each start costs a plain `node` start, not a TypeScript compile), forked with an IPC
+ * channel, and killed with SIGKILL where the crash is the point.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'journal-child.ts');
+
+/** A message from a child. */
+export interface ChildMessage {
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
+
+/** One running child. */
+export interface Child {
+  readonly process: ChildProcess;
+  /** The first message of `type` (already received or future); rejects if the child exits first. */
+  next(type: string): Promise<ChildMessage>;
+  send(message: Record<string, unknown>): void;
+  /** SIGKILL, and resolves once the process is gone. */
+  kill(): Promise<void>;
+  /** Resolves with the exit code (null when killed by a signal). */
+  readonly exited: Promise<number | null>;
+}
+
+let bundled: Promise<{ file: string; dir: string }> | undefined;
+
+async function bundle(): Promise<{ file: string; dir: string }> {
+  const esbuild = await import('esbuild');
+  const dir = mkdtempSync(join(tmpdir(), 'merchant-stablecoin-journal-'));
+  const file = join(dir, 'journal-child.mjs');
+  await esbuild.build({
+    entryPoints: [FIXTURE],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: file,
+    logLevel: 'silent',
+    // Bundled CommonJS dependencies (ioredis) call require(): give the ES module one.
+    banner: { js: "import { createRequire as __childRequire } from 'node:module'; const require = __childRequire(import.meta.url);" },
+  });
+  return { file, dir };
+}
+
+/** Removes the bundle. */
+export async function cleanupChildren(): Promise<void> {
+  if (bundled === undefined) return;
+  const { dir } = await bundled;
+  rmSync(dir, { recursive: true, force: true });
+  bundled = undefined;
+}
+
+/** Starts a child with these environment variables (the fixture reads its role from them). */
+export async function startChild(env: Record<string, string>): Promise<Child> {
+  const { file } = await (bundled ??= bundle());
+  const child = fork(file, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const messages: ChildMessage[] = [];
+  const waiters: Array<{ type: string; resolve: (m: ChildMessage) => void }> = [];
+  child.on('message', (m: ChildMessage) => {
+    messages.push(m);
+    for (let i = waiters.length - 1; i >= 0; i--) if (waiters[i]!.type === m.type) waiters.splice(i, 1)[0]!.resolve(m);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    process: child,
+    exited,
+    next(type) {
+      const seen = messages.find((m) => m.type === type);
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise<ChildMessage>((resolve, reject) => {
+        waiters.push({ type, resolve });
+        void exited.then((code) => {
+          const error = messages.find((m) => m.type === 'error');
+          reject(new Error(`child exited (${code}) before '${type}'${error === undefined ? '' : `: ${String(error['message'])}`}`));
+        });
+      });
+    },
+    send(message) {
+      if (child.connected) child.send(message);
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
