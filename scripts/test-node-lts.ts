@@ -1,5 +1,5 @@
 /**
- * The suites that pin a call's state, its retries, the errors and the webhook receiver, under
+ * The suites that pin a call's state, its retries, the errors, the webhook receiver and the journal, under
  * Node 22 and Node 24, the LTS lines merchants run (`npm test` runs everything under the Node at
  * hand). `npm run test:node-lts` (`npx tsx scripts/test-node-lts.ts`).
  *
@@ -12,8 +12,11 @@ import { spawn } from 'node:child_process';
 import { delimiter, dirname, join } from 'node:path';
 import { NODE_LTS, ROOT, binary, installRuntimes } from './runtimes.js';
 
-/** The suites that pin money behaviour: call state, retries, errors, the webhook receiver, the sandbox. */
-const SUITES = ['test/core', 'test/reliability', 'test/webhooks', 'test/testing'];
+/**
+ * The suites that pin money behaviour: call state, retries, errors, the webhook receiver, the
+ * sandbox, and the intent journal with its crash recovery (real child processes killed with SIGKILL).
+ */
+const SUITES = ['test/core', 'test/reliability', 'test/webhooks', 'test/testing', 'test/journal'];
 
 type Outcome = { readonly status: 'passed' | 'failed' | 'not run'; readonly detail: string };
 
