@@ -26,13 +26,15 @@ export function readResult<T>(
 ): WithResponse<T> {
   const { state } = context;
   const json = response.body === '' ? null : tryParseJson(response.body);
-  const accepted = {
+  // Built only when the call fails: masking the body costs more than the rest of a success path.
+  const accepted = () => ({
     status: response.status,
     requestId: state.requestId,
     body: context.redact(response.body.slice(0, KEPT_BODY_CHARS)),
-  };
-  const where = `the call was accepted (HTTP ${response.status}${state.requestId === undefined ? '' : `, request_id ${printable(state.requestId)}`})`;
-  if (json === undefined) throw new AcceptedButUnreadableError(`${capitalise(where)}, but its body is not JSON.`, accepted);
+  });
+  const where = () =>
+    `The call was accepted (HTTP ${response.status}${state.requestId === undefined ? '' : `, request_id ${printable(state.requestId)}`})`;
+  if (json === undefined) throw new AcceptedButUnreadableError(`${where()}, but its body is not JSON.`, accepted());
   let data = json as T;
   if (validate) {
     const parsed = endpoint.response.safeParse(json, SCHEMA_PARSE_CONTEXT);
@@ -43,9 +45,9 @@ export function readResult<T>(
         .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
         .join('; ');
       throw new ResponseValidationError(
-        `${capitalise(where)}, but the response of ${endpoint.id} does not match the documented shape: ${summary}`,
+        `${where()}, but the response of ${endpoint.id} does not match the documented shape: ${summary}`,
         {
-          ...accepted,
+          ...accepted(),
           parsed: json,
           issues,
         },
@@ -93,7 +95,3 @@ function issueText(issue: z.core.$ZodRawIssue): string | undefined {
 
 /** How the SDK's schemas parse (responses, webhook events): with {@link issueText}'s messages. */
 export const SCHEMA_PARSE_CONTEXT: z.core.ParseContext<z.core.$ZodIssue> = { error: issueText };
-
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
