@@ -8,12 +8,12 @@
 /** setTimeout's largest delay; a deadline further away than this gets no timer (nothing waits 24 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** The reason a call's wait ends with when its deadline passes (the pipeline turns it into a `TimeoutError`). */
+/**
+ * The reason a call's wait ends with when its deadline passes. Never shown: the pipeline turns it
+ * into a `TimeoutError` that names what the call waited for, so it carries no message.
+ */
 export class DeadlinePassed extends Error {
   override name = 'DeadlinePassed';
-  constructor() {
-    super('deadline');
-  }
 }
 
 /** What the waits of one call end on: the caller's abort, or its deadline. */
@@ -37,14 +37,19 @@ export function waitsUntil(deadline: number, caller: AbortSignal | undefined): C
   const controller = new AbortController();
   const left = Math.max(0, remainingMs(deadline));
   const timer = left > MAX_TIMER_MS ? undefined : setTimeout(() => controller.abort(new DeadlinePassed()), left);
-  const onAbort = (): void => controller.abort(caller?.reason);
-  if (caller?.aborted) onAbort();
-  else caller?.addEventListener('abort', onAbort, { once: true });
+  let stopListening = (): void => undefined;
+  if (caller?.aborted) controller.abort(caller.reason);
+  else if (caller !== undefined) {
+    // A signal aborts once, and dispose() removes the listener: no `once` needed.
+    const onAbort = (): void => controller.abort(caller.reason);
+    caller.addEventListener('abort', onAbort);
+    stopListening = () => caller.removeEventListener('abort', onAbort);
+  }
   return {
     signal: controller.signal,
     dispose() {
       clearTimeout(timer);
-      caller?.removeEventListener('abort', onAbort);
+      stopListening();
     },
   };
 }

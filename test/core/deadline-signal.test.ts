@@ -3,6 +3,7 @@
  * reason, or the deadline, with `DeadlinePassed`; nothing left behind once disposed. On fake
  * timers and a fake `performance`, so the deadline is the test's clock.
  */
+import { getEventListeners } from 'node:events';
 import { afterEach, expect, it, vi } from 'vitest';
 import { DeadlinePassed, remainingMs, waitsUntil } from '../../src/core/deadline.js';
 
@@ -48,8 +49,10 @@ it('a deadline already passed aborts at the next timer turn; dispose leaves no t
   const caller = new AbortController();
   const waits = waitsUntil(performance.now() + 400, caller.signal);
   expect(vi.getTimerCount()).toBe(1);
+  expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
   waits.dispose();
   expect(vi.getTimerCount()).toBe(0);
+  expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
   // The caller's later abort no longer reaches the disposed waits.
   caller.abort(new Error('late'));
   expect(waits.signal.aborted).toBe(false);
