@@ -44,14 +44,11 @@ export function readResult<T>(
         .slice(0, 3)
         .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
         .join('; ');
-      throw new ResponseValidationError(
-        `${where()}, but the response of ${endpoint.id} does not match the documented shape: ${summary}`,
-        {
-          ...accepted(),
-          parsed: json,
-          issues,
-        },
-      );
+      throw new ResponseValidationError(`${where()}, but the response of ${endpoint.id} does not match the documented shape: ${summary}`, {
+        ...accepted(),
+        parsed: json,
+        issues,
+      });
     }
     data = parsed.data;
   }
