@@ -1,6 +1,6 @@
 /**
- * The suites that pin a call's state, its retries, the errors, the webhook receiver and the journal, under
- * Node 22 and Node 24, the LTS lines merchants run (`npm test` runs everything under the Node at
+ * The suites that pin a call's state, its retries, the errors, the webhook receiver and the
+ * journal, under Node 22 and Node 24, the LTS lines merchants run (`npm test` runs everything under the Node at
  * hand). `npm run test:node-lts` (`npx tsx scripts/test-node-lts.ts`).
  *
  * The binaries come from the runtime smoke's cache (`smoke/runtimes`, installed by `npm ci` from
