@@ -1,7 +1,7 @@
 /**
  * The suites that pin a call's state, its retries, the errors, the webhook receiver and the
- * journal, under Node 22 and Node 24, the LTS lines merchants run (`npm test` runs everything under the Node at
- * hand). `npm run test:node-lts` (`npx tsx scripts/test-node-lts.ts`).
+ * journal, under Node 22 and Node 24, the LTS lines merchants run (`npm test` runs everything
+ * under the Node at hand). `npm run test:node-lts` (`npx tsx scripts/test-node-lts.ts`).
  *
  * The binaries come from the runtime smoke's cache (`smoke/runtimes`, installed by `npm ci` from
  * its pinned lock; see scripts/runtimes.ts). A runtime that cannot be installed or run here is
