@@ -48,16 +48,27 @@ export type { Logger, LogFields, LogLevel, LogLevelSetting } from './core/logger
 export type { TelemetryOptions, OpenTelemetryApi, OpenTelemetrySpan, OpenTelemetryAttributeValue } from './core/otel.js';
 export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/token-store.js';
 export { idempotencyKeyFor } from './core/idempotency-key.js';
-export { MemoryJournal, type IntentJournal, type JournalIntent, type JournalClaimRequest } from './core/journal.js';
-export type {
-  RecoverOptions,
-  RecoveryReport,
-  RecoveredIntent,
-  RecoveredIntentBase,
-  IntentResent,
-  IntentFailed,
-  IntentToCheck,
-} from './core/journal-recovery.js';
+export {
+  MemoryJournal,
+  type IntentJournal,
+  type JournalIntent,
+  type JournalClaimRequest,
+  type ClaimedRecord,
+  type UnreadableJournalRecord,
+  type JournalOpenAfterRequest,
+  type JournalOpenAfter,
+} from './core/journal.js';
+export {
+  RecoveryInterruptedError,
+  type RecoverOptions,
+  type RecoveryReport,
+  type RecoveredIntent,
+  type RecoveredIntentBase,
+  type IntentResent,
+  type IntentFailed,
+  type IntentToCheck,
+  type IntentsLeftForLater,
+} from './core/journal-report.js';
 export type { RequestLimiter } from './core/limiter.js';
 export type { FetchFunction } from './core/transport/fetch.js';
 export type { UndiciDispatcher } from './core/transport/dispatcher.js';

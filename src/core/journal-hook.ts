@@ -1,41 +1,21 @@
 import type { EndpointDescriptor } from '../spec/endpoint.js';
-import type { RetryClass } from '../spec/error-codes.js';
 import type { PreparedCall } from './call.js';
 import { deadlineText, stripQuery } from './call-errors.js';
 import type { CallBudget } from './attempt-runner.js';
 import { DeadlinePassed, waitsUntil } from './deadline.js';
 import {
   AbortError,
-  AcceptedButUnreadableError,
-  ApiError,
   CallInterruptedError,
-  MerchantSdkError,
+  type MerchantSdkError,
+  OutcomeUnknownError,
   TimeoutError,
   withCallState,
+  type CallState,
 } from './errors.js';
 import type { IntentJournal, JournalIntent } from './journal.js';
+import { neverResent, settles, storedUnderKey } from './journal-rules.js';
 import { log, type Logger } from './logger.js';
-import { lockoutStopped, type RetryRules } from './retry-policy.js';
 import { abortable } from './sleep.js';
-
-/**
- * The calls the journal covers: those the endpoint table flags as taking a key and moving funds,
- * and those {@link neverResent} (a card activation: reported after a crash, never resent). Raw
- * `client.request()` calls are not covered.
- */
-export function journaled(endpoint: EndpointDescriptor<unknown>): boolean {
-  return endpoint.idempotent && endpoint.id !== 'request' && (endpoint.movesFunds || neverResent(endpoint));
-}
-
-/**
- * Whether `recover()` must never send an intent of this endpoint again: the service counts its
- * failures against the customer (`lockout`: a resend could be one more counted failure, which
- * the key cannot stop), or its body holds a secret (`secretFields`: the PIN is never written, so
- * there is nothing to resend). Such an intent keeps no body and is reported for a state check.
- */
-export function neverResent(endpoint: EndpointDescriptor<unknown>): boolean {
-  return endpoint.lockout !== undefined || endpoint.secretFields !== undefined;
-}
 
 /**
  * Wall-clock time in Unix ms, for the journal only: an intent's `createdAt` and the recovering
@@ -44,45 +24,6 @@ export function neverResent(endpoint: EndpointDescriptor<unknown>): boolean {
  */
 export function wallClockNow(): number {
   return Date.now();
-}
-
-/** Classes of answers given before the service looks at the key (authentication, quota). */
-const BEFORE_KEY_CLASSES: ReadonlySet<RetryClass> = new Set(['reauth', 'fatal', 'after_wait']);
-/** Codes that may come before the key too (permission, route, member lookup). */
-const BEFORE_KEY_CODES: ReadonlySet<string> = new Set([
-  'insufficient_scope',
-  'ip_not_allowed',
-  'merchant_disabled',
-  'member_not_found',
-  'member_context_required',
-  'not_found',
-]);
-
-/**
- * Whether a failed call's outcome is definitive, so that its intent is settled rather than left
- * for `recover()`: nothing left the client; a 2xx arrived (the money moved, only the body was
- * unreadable); or the service's own answer to this call is final for its key: any answer but a
- * `same_key` one (5xx, 409 in progress, an unknown code). An answer the service may give before
- * it looks at the key (401, 403, 429, route or member lookup) is final only when it answered the
- * call's single attempt: after an earlier, ambiguous attempt it says nothing of that one.
- *
- * Answers that are final without being stored under the key (`service_unavailable` on
- * conversions, a 401) settle too: the caller was told the operation did not run, and may act on
- * that with a new key; a recovery sending it again later would run it behind the caller's back.
- *
- * On an endpoint with a `lockout` (card activation), the answers its rules stop only because a
- * resend could count again (a 500, a 409 in progress, an unknown code: `retryClass` `never` there)
- * leave the outcome unknown, as an `OutcomeUnknownError` does: the intent stays open, and
- * `recover()` reports it for a check of the card without sending it.
- */
-export function settles(err: unknown, rules: RetryRules = {}): boolean {
-  if (!(err instanceof MerchantSdkError) || err.call === undefined) return false;
-  const { call } = err;
-  if (call.sent === 'no' || err instanceof AcceptedButUnreadableError) return true;
-  // The call's own last answer (same status and X-Request-Id), not a token exchange's after it.
-  if (!(err instanceof ApiError) || err.status !== call.status || err.headers['x-request-id'] !== call.requestId) return false;
-  if (err.retryClass === 'same_key' || lockoutStopped(err.code as string, err.status, rules)) return false;
-  return call.attempts <= 1 || !(BEFORE_KEY_CLASSES.has(err.retryClass) || BEFORE_KEY_CODES.has(err.code as string));
 }
 
 /**
@@ -109,6 +50,10 @@ export class JournalHook {
    * Runs `send` with `call` recorded before and settled after, when its outcome is definitive.
    * The record is one of the call's waits: the call's deadline (from `call.startedAt`, of
    * `budget`) and its signal end it, and the call then fails without sending.
+   *
+   * "Not sent" and every failure that lets the caller make the operation again with a new key are
+   * said only once the intent is gone from the journal: when it cannot be removed, a later
+   * `recover()` could still send it, and the caller is told the outcome is unknown instead.
    */
   async track<R>(call: PreparedCall, endpoint: EndpointDescriptor<unknown>, budget: CallBudget, send: () => Promise<R>): Promise<R> {
     const intent = intentOf(call, endpoint, await this.#scope);
@@ -117,48 +62,105 @@ export class JournalHook {
     try {
       result = await send();
     } catch (err) {
-      if (settles(err, endpoint)) await this.settle(intent);
-      throw err;
+      if (!settles(err, endpoint) || (await this.settle(intent))) throw err;
+      throw this.#stillOpen(err as MerchantSdkError, intent, endpoint);
     }
-    await this.settle(intent);
+    if (!(await this.settle(intent)))
+      log(
+        this.#logger,
+        'warn',
+        'journal: the call succeeded but its intent could not be settled; a later recover() sends it again with its key and the service replays this same result',
+        fieldsOf(intent),
+      );
     return result;
   }
 
-  /** Records `intent` before the call is sent; on failure the call ends with nothing sent. */
+  /**
+   * Records `intent` before the call is sent. When that fails, the call ends unsent: as "not sent"
+   * once the intent is known to be absent (the journal refused the write, or the clearing settle
+   * went through), else as an outcome unknown (the write may have landed, and `recover()` may send it).
+   */
   async #record(intent: JournalIntent, call: PreparedCall, budget: CallBudget): Promise<void> {
     const deadline = (call.startedAt ?? performance.now()) + budget.timeoutMs * (budget.maxRetries + 1);
     const waits = waitsUntil(deadline, call.options?.signal);
     try {
       await abortable(Promise.resolve(this.journal.record(intent)), waits.signal, () => undefined);
     } catch (err) {
-      // A record that failed late (a timed-out write that still lands) must not stay open.
-      void this.settle(intent);
-      log(this.#logger, 'warn', 'journal: the intent could not be recorded; the call was not sent', fieldsOf(intent));
-      throw withCallState(recordFailure(err, call, budget, waits.signal), {
-        idempotencyKey: intent.key,
-        sent: 'no',
-        status: undefined,
-        requestId: undefined,
-        attempts: 0,
-      });
+      const failure = recordFailure(err, call, budget, waits.signal);
+      const refused = err !== waits.signal.reason && (err as { executed?: unknown } | null)?.executed === false;
+      if (refused || (await this.#clear(intent, waits.signal))) {
+        log(this.#logger, 'warn', 'journal: the intent could not be recorded; the call was not sent', fieldsOf(intent));
+        throw withCallState(failure, unsent(intent, 'no'));
+      }
+      log(
+        this.#logger,
+        'warn',
+        'journal: the intent could not be recorded, and may have been written all the same (it could not be cleared); the call was not sent by this process, but a later recover() may send it with its key: the outcome is unknown',
+        fieldsOf(intent),
+      );
+      const unknown = new OutcomeUnknownError(
+        `The intent journal could not record the call, nor confirm that it holds no record of it (${call.method} ${stripQuery(call.path)}): nothing was sent by this call, but a later recover() may send it with its idempotency key. Treat the outcome as unknown: call again with the same idempotencyKey (the service executes a key once) or let recover() finish it; never make it again with a new key.`,
+        { cause: failure, idempotencyKey: intent.key },
+      );
+      throw withCallState(unknown, unsent(intent, 'maybe'));
     } finally {
       waits.dispose();
     }
   }
 
   /**
-   * Settles `intent`; a failure is logged, not thrown: the outcome is known to the caller, and
-   * the intent, left open, is only replayed by a later `recover()` (same key, same answer).
+   * Settles an intent whose record failed. Within the call's deadline and signal; once they are
+   * over, a journal that answers at once (in memory) still clears, any other counts as not cleared.
    */
+  #clear(intent: JournalIntent, waits: AbortSignal): Promise<boolean> {
+    const cleared = this.settle(intent);
+    if (waits.aborted) return Promise.race([cleared, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 0))]);
+    return abortable(cleared, waits, () => undefined).catch(() => false);
+  }
+
+  /**
+   * The error of a failed call whose intent could not be settled. An answer the service keeps
+   * under the key is the caller's as it is: a later resend only gets it again. Any other (nothing
+   * sent, an answer given before the key was read, one the endpoint does not cache) would let the
+   * caller make the operation again while `recover()` may still send this one: the outcome is unknown.
+   */
+  #stillOpen(err: MerchantSdkError, intent: JournalIntent, endpoint: EndpointDescriptor<unknown>): MerchantSdkError {
+    if (storedUnderKey(err, endpoint)) {
+      log(
+        this.#logger,
+        'warn',
+        'journal: the intent of a failed call could not be settled; a later recover() sends it again with its key and the service answers the same (it keeps the answer under the key)',
+        fieldsOf(intent),
+      );
+      return err;
+    }
+    log(
+      this.#logger,
+      'warn',
+      'journal: the call did not run, but its intent could not be settled; a later recover() may still send it with its key: the outcome is unknown',
+      fieldsOf(intent),
+    );
+    const unknown = new OutcomeUnknownError(
+      `${err.name} ended the call (${intent.method} ${stripQuery(intent.path)}) before it ran, but its intent could not be removed from the intent journal, so a later recover() may still send it with its idempotency key. Treat the outcome as unknown: call again with the same idempotencyKey (the service executes a key once) or let recover() finish it; never make it again with a new key.`,
+      { cause: err, idempotencyKey: intent.key },
+    );
+    return withCallState(unknown, { ...err.call!, sent: 'maybe' });
+  }
+
+  /** Settles `intent`: true once the journal confirmed it, false when it failed (the caller says what follows). */
   async settle(intent: JournalIntent): Promise<boolean> {
     try {
       await this.journal.settle(intent.scope, intent.key);
       return true;
     } catch {
-      log(this.#logger, 'warn', 'journal: the intent could not be settled; recover() will replay it', fieldsOf(intent));
       return false;
     }
   }
+}
+
+/** The state of a call that ended before its first attempt. */
+function unsent(intent: JournalIntent, sent: 'no' | 'maybe'): CallState {
+  return { idempotencyKey: intent.key, sent, status: undefined, requestId: undefined, attempts: 0 };
 }
 
 /** Why a record did not happen: the call's deadline, its caller's abort, or the journal's own error. */

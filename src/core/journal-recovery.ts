@@ -3,97 +3,20 @@ import { ENDPOINTS } from '../spec/endpoints.js';
 import { bucketOf, subLimitOf } from '../spec/rate-limits.js';
 import type { PreparedCall } from './call.js';
 import { nonNegativeInt, positiveInt } from './checks.js';
-import type { JournalIntent } from './journal.js';
-import { fieldsOf, neverResent, settles, wallClockNow, type JournalHook } from './journal-hook.js';
+import { InvalidArgumentError } from './errors.js';
+import { readIntent, type ClaimedRecord, type JournalIntent, type UnreadableJournalRecord } from './journal.js';
+import { fieldsOf, wallClockNow, type JournalHook } from './journal-hook.js';
+import {
+  RecoveryInterruptedError,
+  type IntentsLeftForLater,
+  type RecoveredIntent,
+  type RecoverOptions,
+  type RecoveryReport,
+} from './journal-report.js';
+import { neverResent, storedUnderKey, templateMismatch } from './journal-rules.js';
 import { log, printable, type Logger } from './logger.js';
 import { isSignedMethod } from './signing.js';
-import type { ResponseMeta, WithResponse } from './types.js';
-
-/** Options of `client.recover()`. */
-export interface RecoverOptions {
-  /**
-   * Leave intents younger than this alone (ms; default 300 000, five minutes): they may belong to
-   * a call still in flight in a live instance. No call outlives its deadline,
-   * `timeoutMs × (maxRetries + 1)` from the moment it is made (90 s with the defaults; its record
-   * in the journal, its waits and its attempts all fit in it: docs/going-to-production.md, "The
-   * deadline of a call"). Keep `minAgeMs` above the longest deadline your calls are given (per-call
-   * `timeoutMs` and `maxRetries` included), plus the largest difference between your hosts' wall
-   * clocks (`createdAt` is the recording host's). Pass 0 when no other instance can be sending,
-   * e.g. a single instance at start-up.
-   */
-  readonly minAgeMs?: number;
-  /**
-   * Resend only intents recorded less than 24 hours (the spec's idempotency window) minus this
-   * margin ago (ms; default 3 600 000, one hour). After the window the same key is a new request,
-   * so an intent near its end is reported instead of resent. The margin covers the clocks
-   * involved (the recording host's, this host's, the service's: the SDK itself signs with an
-   * offset of up to `maxClockSkewMs`, one hour by default) and the time the resend itself takes.
-   */
-  readonly windowMarginMs?: number;
-  /**
-   * How long (ms) an intent this instance claimed is reserved for it (default 300 000): another
-   * instance recovering at the same time never sends it meanwhile. An intent whose resend ended
-   * without a definitive outcome stays open, and is claimable again after this.
-   */
-  readonly leaseMs?: number;
-  /** Stops the recovery: the resend in flight is aborted, no further intent is claimed. */
-  readonly signal?: AbortSignal;
-}
-
-/** Fields every recovered intent has. */
-export interface RecoveredIntentBase {
-  /** The intent as the journal held it. */
-  readonly intent: JournalIntent;
-  /** Whether the intent was settled (removed from the journal). When false it stays open. */
-  readonly settled: boolean;
-}
-
-/** An intent sent again: its result is the original operation's (a replay, or its first execution). */
-export interface IntentResent extends RecoveredIntentBase {
-  /** Sent again with its key and bytes, and answered 2xx. */
-  readonly outcome: 'resent';
-  /** The validated result: the order the intent created (e.g. a `WithdrawalOrder`). */
-  readonly result: unknown;
-  /** Response metadata; `replayed` is true when the service had executed it before the crash. */
-  readonly response: ResponseMeta;
-}
-
-/** An intent sent again whose resend failed. */
-export interface IntentFailed extends RecoveredIntentBase {
-  /** Sent again, and the resend failed. */
-  readonly outcome: 'failed';
-  /**
-   * The resend's error. A business answer (`insufficient_balance`, ...) settles the intent: the
-   * operation did not happen. An unknown outcome (a timeout, a 5xx) leaves it open (`settled:
-   * false`) for a later `recover()`.
-   */
-  readonly error: unknown;
-}
-
-/** An intent reported for a check instead of being sent again. */
-export interface IntentToCheck extends RecoveredIntentBase {
-  /**
-   * - `expired`: recorded too long ago (past the window minus `windowMarginMs`): the same key would
-   *   be a new request. Settled.
-   * - `withheld`: never sent again: the service counts the endpoint's failures against the
-   *   customer (a card activation; its body, with the PIN, was never kept). `check` says what to
-   *   read (the card) and what its status means. Settled.
-   * - `skipped`: this client cannot send it (an endpoint this SDK version does not know, or an
-   *   intent of another scope returned by a faulty journal). Left open.
-   */
-  readonly outcome: 'expired' | 'withheld' | 'skipped';
-  /** What to check to learn whether the operation happened. */
-  readonly check: string;
-}
-
-/** What `recover()` did with one intent. */
-export type RecoveredIntent = IntentResent | IntentFailed | IntentToCheck;
-
-/** What `client.recover()` found and did, one entry per intent it claimed, oldest first. */
-export interface RecoveryReport {
-  /** The intents claimed, in the order they were handled. */
-  readonly intents: readonly RecoveredIntent[];
-}
+import type { WithResponse } from './types.js';
 
 /** What recovery needs from the client. */
 export interface RecoveryDeps {
@@ -106,68 +29,230 @@ export interface RecoveryDeps {
 
 /** The spec's idempotency window (Limits > Other constants): 24 hours. */
 const WINDOW_MS = 24 * 60 * 60 * 1000;
+/** How many keys of the young intents the report names. */
+const YOUNG_KEYS = 20;
+
+/** One recovery's settings and scope. */
+interface Run {
+  readonly deps: RecoveryDeps;
+  readonly scope: string;
+  readonly minAgeMs: number;
+  readonly marginMs: number;
+  readonly leaseMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly onIntent: RecoverOptions['onIntent'];
+  readonly intents: RecoveredIntent[];
+  readonly unreadable: UnreadableJournalRecord[];
+}
 
 /**
  * Claims the scope's open intents one at a time and finishes each: sent again with its key and
- * bytes (fresh nonce and timestamp: every attempt is signed anew) when inside the window, else
- * reported for a check. One claim at a time spreads the work over instances recovering together,
- * and keeps each lease no longer than one resend.
+ * bytes (fresh nonce and timestamp: every attempt is signed anew) when inside the window and
+ * agreeing with its endpoint, else reported for a check. One claim at a time spreads the work
+ * over instances recovering together, and keeps each lease no longer than one resend. An
+ * unreadable record is reported and passed over, never hiding the records behind it.
  */
 export async function recoverIntents(deps: RecoveryDeps, options: RecoverOptions = {}): Promise<RecoveryReport> {
-  const minAgeMs = nonNegativeInt('minAgeMs', options.minAgeMs, 300_000);
-  const marginMs = nonNegativeInt('windowMarginMs', options.windowMarginMs, 3_600_000);
-  const leaseMs = positiveInt('leaseMs', options.leaseMs, 300_000);
-  const scope = await deps.hook.scope();
-  const intents: RecoveredIntent[] = [];
+  const onIntent = options.onIntent;
+  if (onIntent !== undefined && typeof onIntent !== 'function') throw new InvalidArgumentError('onIntent', 'must be a function.');
+  const run: Run = {
+    deps,
+    scope: await deps.hook.scope(),
+    minAgeMs: nonNegativeInt('minAgeMs', options.minAgeMs, 300_000),
+    marginMs: nonNegativeInt('windowMarginMs', options.windowMarginMs, 3_600_000),
+    leaseMs: positiveInt('leaseMs', options.leaseMs, 300_000),
+    signal: options.signal,
+    onIntent,
+    intents: [],
+    unreadable: [],
+  };
   const seen = new Set<string>();
-  while (options.signal?.aborted !== true) {
-    const now = wallClockNow();
-    const [intent] = await deps.hook.journal.claim({ scope, createdBefore: now - minAgeMs, leaseMs, limit: 1 });
-    // A journal that hands out an intent again within its lease would loop for ever: stop there.
-    if (intent === undefined || seen.has(intent.key)) break;
-    seen.add(intent.key);
-    const expired = now - intent.createdAt >= WINDOW_MS - marginMs;
-    const recovered = await recoverOne(deps, intent, intent.scope === scope ? expired : undefined, options.signal);
-    const { error } = recovered as { error?: { code?: unknown; name?: unknown } };
-    log(deps.logger, 'info', `recovery: intent ${recovered.outcome}`, {
-      ...fieldsOf(intent),
-      settled: recovered.settled,
-      replayed: (recovered as Partial<IntentResent>).response?.replayed,
-      requestId: (recovered as Partial<IntentResent>).response?.requestId,
-      error: typeof error?.name === 'string' ? error.name : undefined,
-      // A code is the server's text: escaped before it is printed.
-      code: typeof error?.code === 'string' ? printable(error.code) : undefined,
-      check: (recovered as Partial<IntentToCheck>).check,
-    });
-    intents.push(recovered);
+  let cutoff = wallClockNow() - run.minAgeMs;
+  while (run.signal?.aborted !== true) {
+    cutoff = wallClockNow() - run.minAgeMs;
+    const record = await claimOne(run, cutoff);
+    // A journal that hands out a record again within its lease would loop for ever: stop there.
+    if (record === undefined || seen.has(identity(record))) break;
+    seen.add(identity(record));
+    const intent = readIntent(record);
+    if (typeof intent === 'string' || 'unreadable' in record) {
+      setAside(run, record, intent);
+      continue;
+    }
+    run.intents.push(await recoverOne(run, intent));
   }
-  return { intents };
+  return { intents: run.intents, unreadable: run.unreadable, leftForLater: await leftForLater(run, cutoff) };
 }
 
-/** One claimed intent: resent, or reported. `expired` is undefined for an intent of another scope. */
-async function recoverOne(
-  deps: RecoveryDeps,
-  intent: JournalIntent,
-  expired: boolean | undefined,
-  signal: AbortSignal | undefined,
-): Promise<RecoveredIntent> {
+/** The next claimable record, or undefined when there is none; a journal failure ends the recovery with what it did. */
+async function claimOne(run: Run, cutoff: number): Promise<ClaimedRecord | undefined> {
+  let claimed: readonly ClaimedRecord[];
+  try {
+    claimed = await run.deps.hook.journal.claim({ scope: run.scope, createdBefore: cutoff, leaseMs: run.leaseMs, limit: 1 });
+  } catch (err) {
+    throw interrupted(run, err);
+  }
+  return Array.isArray(claimed) ? (claimed[0] as ClaimedRecord | undefined) : undefined;
+}
+
+/** What tells one claimed record from another. */
+function identity(record: ClaimedRecord): string {
+  const key = (record as { key?: unknown } | null)?.key;
+  return typeof key === 'string' ? key : `unkeyed ${JSON.stringify(record) ?? typeof record}`;
+}
+
+/** Reports a record that cannot be read as an intent; it stays in the journal for a person. */
+function setAside(run: Run, record: ClaimedRecord, problem: JournalIntent | string): void {
+  const key = (record as { key?: unknown } | null)?.key;
+  const entry: UnreadableJournalRecord =
+    typeof record === 'object' && record !== null && 'unreadable' in record
+      ? record
+      : Object.freeze({
+          unreadable: true,
+          key: typeof key === 'string' ? key : undefined,
+          scope: run.scope,
+          problem: typeof problem === 'string' ? problem : 'unreadable',
+        });
+  run.unreadable.push(entry);
+  log(run.deps.logger, 'warn', 'recovery: an unreadable journal record was set aside (not sent, left open for a person to read)', {
+    idempotencyKey: entry.key === undefined ? undefined : printable(entry.key),
+    problem: printable(entry.problem),
+  });
+}
+
+/** The verdict on one intent, before its settle. */
+type Verdict = { readonly entry: RecoveredIntent; readonly settle: boolean };
+
+/** One claimed intent: resent, or reported; then handed to `onIntent`, then settled when its outcome is definitive. */
+async function recoverOne(run: Run, intent: JournalIntent): Promise<RecoveredIntent> {
+  const claimedAt = wallClockNow();
+  const verdict = await judge(run, intent, claimedAt);
+  const open = { ...verdict.entry, settled: false, reclaimableAt: claimedAt + run.leaseMs } as RecoveredIntent;
+  logOutcome(run.deps.logger, verdict.entry, verdict.settle);
+  if (!(await handedOver(run, verdict.settle ? verdict.entry : open)) || !verdict.settle) return open;
+  if (await run.deps.hook.settle(intent)) return verdict.entry;
+  log(
+    run.deps.logger,
+    'warn',
+    'recovery: the intent could not be settled; the next recover() handles it again (a resend gets the same answer)',
+    fieldsOf(intent),
+  );
+  return open;
+}
+
+/** Gives the outcome to `onIntent`: false when it failed (the intent then stays open). */
+async function handedOver(run: Run, entry: RecoveredIntent): Promise<boolean> {
+  if (run.onIntent === undefined) return true;
+  try {
+    await run.onIntent(entry);
+    return true;
+  } catch (err) {
+    log(run.deps.logger, 'warn', 'recovery: onIntent failed; the intent stays open and the next recover() hands it over again', {
+      ...fieldsOf(entry.intent),
+      error: err instanceof Error ? err.name : typeof err,
+    });
+    return false;
+  }
+}
+
+/** What to do with one intent: resend it, or report it for a check; and whether that settles it. */
+async function judge(run: Run, intent: JournalIntent, claimedAt: number): Promise<Verdict> {
   const endpoint = ENDPOINTS.find((e) => e.id === intent.endpoint);
-  if (endpoint === undefined || expired === undefined) {
-    const why = endpoint === undefined ? 'endpoint unknown to this SDK version' : 'another scope';
-    return { intent, outcome: 'skipped', settled: false, check: `not sent by this client (${why}): ${checkFor(intent)}` };
+  const reclaimableAt = undefined;
+  const why =
+    endpoint === undefined
+      ? 'endpoint unknown to this SDK version'
+      : intent.scope === run.scope
+        ? templateMismatch(intent, endpoint, run.deps.basePath)
+        : 'another scope';
+  if (endpoint === undefined || why !== undefined) {
+    const check = `not sent by this client (${why ?? 'endpoint unknown to this SDK version'}): ${checkFor(intent)}`;
+    return { entry: { intent, outcome: 'skipped', settled: false, reclaimableAt, check }, settle: false };
   }
   // A lockout endpoint's intent is never resent, whatever its record says (one written by an older version).
   const withheld = intent.withheld || neverResent(endpoint);
+  const expired = claimedAt - intent.createdAt >= WINDOW_MS - run.marginMs;
   if (withheld || expired) {
     const check = endpoint.lockout === undefined ? checkFor(intent) : withParams(endpoint.lockout.check, endpoint.path, intent.path);
-    return { intent, outcome: withheld ? 'withheld' : 'expired', check, settled: await deps.hook.settle(intent) };
+    return { entry: { intent, outcome: withheld ? 'withheld' : 'expired', check, settled: true, reclaimableAt }, settle: true };
   }
   try {
-    const { data, response } = await deps.send(preparedOf(intent, endpoint, deps.basePath, signal), endpoint);
-    return { intent, outcome: 'resent', result: data, response, settled: await deps.hook.settle(intent) };
+    const { data, response } = await run.deps.send(preparedOf(intent, endpoint, run.deps.basePath, run.signal), endpoint);
+    return { entry: { intent, outcome: 'resent', result: data, response, settled: true, reclaimableAt }, settle: true };
   } catch (error) {
-    return { intent, outcome: 'failed', error, settled: settles(error, endpoint) && (await deps.hook.settle(intent)) };
+    const settle = storedUnderKey(error, endpoint);
+    const next = settle
+      ? 'settled: the service keeps this answer under the key (the operation did not happen; the same key only replays it)'
+      : `left open: this answer does not show whether the first attempt executed; recover() again from ${new Date(claimedAt + run.leaseMs).toISOString()} (the end of this lease) sends it again with its key`;
+    return { entry: { intent, outcome: 'failed', error, next, settled: settle, reclaimableAt }, settle };
   }
+}
+
+/** One line per outcome, before its settle: a crash after the settle still leaves the order in the log. */
+function logOutcome(logger: Logger | undefined, entry: RecoveredIntent, settles: boolean): void {
+  const { error } = entry as { error?: { code?: unknown; name?: unknown } };
+  const result = (entry as { result?: { id?: unknown } }).result;
+  log(logger, entry.outcome === 'resent' ? 'info' : 'warn', `recovery: intent ${entry.outcome}`, {
+    ...fieldsOf(entry.intent),
+    settles,
+    replayed: entry.outcome === 'resent' ? entry.response.replayed : undefined,
+    requestId: entry.outcome === 'resent' ? entry.response.requestId : undefined,
+    // The order's id (the server's text, escaped): the one thing a person needs if the report is lost.
+    orderId: typeof result?.id === 'string' ? printable(result.id) : undefined,
+    error: typeof error?.name === 'string' ? error.name : undefined,
+    code: typeof error?.code === 'string' ? printable(error.code) : undefined,
+    next: entry.outcome === 'failed' ? entry.next : undefined,
+    check: entry.outcome === 'resent' || entry.outcome === 'failed' ? undefined : entry.check,
+  });
+}
+
+/** The young intents left alone, with an `info` line; undefined when the journal cannot list them. */
+async function leftForLater(run: Run, cutoff: number): Promise<IntentsLeftForLater | undefined> {
+  const journal = run.deps.hook.journal;
+  if (typeof journal.openAfter !== 'function') return undefined;
+  let found;
+  try {
+    found = await journal.openAfter({ scope: run.scope, createdAfter: cutoff, limit: YOUNG_KEYS });
+  } catch {
+    log(run.deps.logger, 'warn', 'recovery: the journal could not list the intents younger than minAgeMs; the report says nothing of them');
+    return undefined;
+  }
+  const oldest = found.intents[0];
+  const report = {
+    count: found.total,
+    keys: found.intents.map((i) => i.key),
+    eligibleAt: oldest === undefined ? cutoff + run.minAgeMs : oldest.createdAt + run.minAgeMs,
+  };
+  if (report.count > 0)
+    log(run.deps.logger, 'info', `recovery: ${report.count} open intent(s) younger than minAgeMs left for a later recover()`, {
+      minAgeMs: run.minAgeMs,
+      keys: report.keys.join(' '),
+      eligibleAt: new Date(report.eligibleAt).toISOString(),
+    });
+  return report;
+}
+
+/** The error that ends a recovery whose journal failed: every outcome so far, in the error and at `warn`. */
+function interrupted(run: Run, cause: unknown): RecoveryInterruptedError {
+  const report: RecoveryReport = { intents: [...run.intents], unreadable: [...run.unreadable], leftForLater: undefined };
+  const done = run.intents.map((r) => {
+    const id = (r as { result?: { id?: unknown } }).result?.id;
+    return `${r.intent.key} ${r.outcome}${typeof id === 'string' ? ` ${printable(id)}` : ''}${r.settled ? '' : ' (open)'}`;
+  });
+  log(
+    run.deps.logger,
+    'warn',
+    'recovery: interrupted, the journal could not claim the next intent; the rest stay open for the next recover()',
+    {
+      handled: done.length === 0 ? 'none' : done.join('; '),
+      error: cause instanceof Error ? cause.name : typeof cause,
+    },
+  );
+  return new RecoveryInterruptedError(
+    `recover() stopped: the journal could not claim the next intent (${cause instanceof Error ? cause.name : 'error'}). The ${run.intents.length} outcome(s) before are in this error's report; the intents not reached stay open.`,
+    report,
+    cause,
+  );
 }
 
 /** The intent as a call: its own path, body bytes and key; the bucket from its path. */

@@ -42,6 +42,26 @@ export interface JournalIntent {
   readonly createdAt: number;
 }
 
+/**
+ * A record {@link IntentJournal.claim} found but could not read back as a {@link JournalIntent}
+ * (corrupt, hand-edited, or written by a newer version of the SDK). It stays in the journal,
+ * claimed like any record (so the rest of the scope is reached), and `recover()` reports it
+ * without sending anything: a person reads it and settles it.
+ */
+export interface UnreadableJournalRecord {
+  /** Always true: tells it apart from a {@link JournalIntent}. */
+  readonly unreadable: true;
+  /** The idempotency key it is stored under, when the journal knows it (undefined otherwise). */
+  readonly key: string | undefined;
+  /** The scope it was claimed in. */
+  readonly scope: string;
+  /** What is wrong with it (never its content: it may hold a body). */
+  readonly problem: string;
+}
+
+/** What {@link IntentJournal.claim} returns for one claimed record. */
+export type ClaimedRecord = JournalIntent | UnreadableJournalRecord;
+
 /** What {@link IntentJournal.claim} asks for. */
 export interface JournalClaimRequest {
   /** Only intents of this scope (the recovering client's own). */
@@ -57,28 +77,58 @@ export interface JournalClaimRequest {
   readonly limit: number;
 }
 
+/** What {@link IntentJournal.openAfter} asks for. */
+export interface JournalOpenAfterRequest {
+  /** Only intents of this scope. */
+  readonly scope: string;
+  /** Only intents recorded after this time (Unix ms). */
+  readonly createdAfter: number;
+  /** Return at most this many of them (the oldest); `total` counts them all. */
+  readonly limit: number;
+}
+
+/** What {@link IntentJournal.openAfter} found. */
+export interface JournalOpenAfter {
+  /** How many open intents of the scope were recorded after the time asked for. */
+  readonly total: number;
+  /** The oldest of them, at most `limit`, oldest first. */
+  readonly intents: readonly JournalIntent[];
+}
+
 /**
  * Where the SDK writes money-moving calls ahead of sending them (`new MerchantClient({ journal })`),
- * so that `client.recover()` in a new process can finish what a dead one started. Three methods;
+ * so that `client.recover()` in a new process can finish what a dead one started.
  * {@link MemoryJournal} (tests) and `RedisJournal` (`merchant-stablecoin/redis`) implement it, and
  * docs/idempotency-and-retries.md shows one over a SQL table of your own database.
  *
  * Contract:
- * - `record` resolves only once the intent is durable: the SDK sends nothing before. If it
- *   rejects, the call fails with `CallInterruptedError` (`call.sent: 'no'`) and nothing is sent.
- *   Recording a `(scope, key)` that is already open keeps the first record (its `createdAt`).
+ * - `record` resolves only once the intent is durable: the SDK sends nothing before. Recording a
+ *   `(scope, key)` that is already open keeps the first record (its `createdAt`).
+ * - When `record` rejects, the write may still have landed (its answer was lost): the SDK then
+ *   calls `settle` for the same intent, and tells the caller "not sent" only once that `settle`
+ *   resolved; otherwise the caller is told the outcome is unknown (the intent may be in the
+ *   journal, and `recover()` may send it). So `settle` must remove a record that a rejected
+ *   `record` wrote, even one that lands after it (Redis: one connection keeps the order). A
+ *   `record` that knows it stored nothing (the store answered with a refusal) rejects with an
+ *   error whose `executed` property is `false`: the SDK then skips that `settle`.
  * - `settle` removes the intent: its outcome is known. Settling an absent intent is not an error.
- * - `claim` atomically returns open intents of the scope, oldest first, recorded at or before
+ * - `claim` atomically returns open records of the scope, oldest first, recorded at or before
  *   `createdBefore` and not reserved by an unexpired claim, and reserves them for `leaseMs`. Two
- *   instances claiming at once never get the same intent.
+ *   instances claiming at once never get the same record. A record it cannot read back is
+ *   returned as an {@link UnreadableJournalRecord} (claimed like the others), never dropped and
+ *   never allowed to hide the records behind it.
+ * - `openAfter` (optional) lists open intents younger than a time without claiming them:
+ *   `recover()` reports what it left for later with it.
  */
 export interface IntentJournal {
   /** Stores an open intent, durably, before the call is sent. */
   record(intent: JournalIntent): Promise<void>;
   /** Removes the intent `key` of `scope`: its outcome is known. */
   settle(scope: string, key: string): Promise<void>;
-  /** Reserves and returns open intents (see the interface's contract). */
-  claim(request: JournalClaimRequest): Promise<readonly JournalIntent[]>;
+  /** Reserves and returns open records (see the interface's contract). */
+  claim(request: JournalClaimRequest): Promise<readonly ClaimedRecord[]>;
+  /** Lists open intents recorded after a time, without claiming them (optional; see the contract). */
+  openAfter?(request: JournalOpenAfterRequest): Promise<JournalOpenAfter>;
 }
 
 interface Entry {
@@ -108,7 +158,7 @@ export class MemoryJournal implements IntentJournal {
   }
 
   /** Reserves and returns open intents of the scope, oldest first. */
-  claim(request: JournalClaimRequest): Promise<readonly JournalIntent[]> {
+  claim(request: JournalClaimRequest): Promise<readonly ClaimedRecord[]> {
     // Leases run on the monotonic clock: they never outlive this process anyway.
     const now = performance.now();
     const claimed: JournalIntent[] = [];
@@ -123,8 +173,35 @@ export class MemoryJournal implements IntentJournal {
     return Promise.resolve(claimed);
   }
 
+  /** Lists open intents of the scope recorded after `createdAfter`, oldest first, without claiming them. */
+  openAfter(request: JournalOpenAfterRequest): Promise<JournalOpenAfter> {
+    const young = this.open().filter((i) => i.scope === request.scope && i.createdAt > request.createdAfter);
+    return Promise.resolve({ total: young.length, intents: young.slice(0, request.limit) });
+  }
+
   /** The open intents, oldest first (for tests and inspection). */
   open(): JournalIntent[] {
     return [...this.#entries.values()].map((e) => e.intent).sort((a, b) => a.createdAt - b.createdAt);
   }
+}
+
+/**
+ * `value` as a {@link JournalIntent} when it has every field with its type, else what is wrong
+ * with it (naming fields, never their values: a record may hold a body). Recovery reads every
+ * claimed record through it, whatever journal returned it.
+ *
+ * @internal
+ */
+export function readIntent(value: unknown): JournalIntent | string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'not an object';
+  const v = value as Record<string, unknown>;
+  const wrong = [
+    ...['key', 'scope', 'endpoint', 'method', 'path'].filter((k) => typeof v[k] !== 'string' || v[k] === ''),
+    ...['body', 'member'].filter((k) => typeof v[k] !== 'string' && v[k] !== null),
+    ...(typeof v['withheld'] === 'boolean' ? [] : ['withheld']),
+    ...(Number.isFinite(v['createdAt']) ? [] : ['createdAt']),
+  ];
+  return wrong.length === 0
+    ? (v as unknown as JournalIntent)
+    : `missing or mistyped field${wrong.length === 1 ? '' : 's'}: ${wrong.join(', ')}`;
 }

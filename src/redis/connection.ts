@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { positiveNumber } from '../core/checks.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { log, type Logger } from '../core/logger.js';
-import { classify, RedisStoreError, storeErrorOf } from './failures.js';
+import { classify, notSent, RedisStoreError, storeErrorOf } from './failures.js';
 import { RedisKeyspace } from './keyspace.js';
 
 /**
@@ -176,7 +176,9 @@ export class RedisGuard {
     options: RunOptions = {},
   ): Promise<T> {
     const h = this.#health;
-    if (h.down && !options.evenIfDown && performance.now() < h.retryAt && h.lastFailure !== undefined) return fallback(h.lastFailure);
+    // Skipped while down: this command was not sent, whatever the failure that put Redis down.
+    if (h.down && !options.evenIfDown && performance.now() < h.retryAt && h.lastFailure !== undefined)
+      return fallback(notSent(h.lastFailure));
     const commands = new RedisCommands(this.redis);
     let value: T;
     try {

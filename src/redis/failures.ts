@@ -34,18 +34,27 @@ export class RedisStoreError extends MerchantSdkError {
   readonly command: string | undefined;
   /** The first key of that command, when it had one. */
   readonly key: string | undefined;
+  /**
+   * `false` when the command certainly did not run: Redis answered it with an error (`code` set:
+   * a refusal, or a node that cannot serve now), the client could not write it (a closed
+   * connection without an offline queue), or the store did not send it (Redis was considered
+   * down). `undefined` when it was sent and no answer came: it may have run. The intent journal's
+   * contract reads it: a `record` that did not run stored nothing.
+   */
+  readonly executed: false | undefined;
 
   /** @internal */
   constructor(
     kind: RedisFailureKind,
     detail: string,
-    at: { code?: string | undefined; command?: string | undefined; key?: string | undefined },
+    at: { code?: string | undefined; command?: string | undefined; key?: string | undefined; unsent?: boolean },
   ) {
     super(messageOf(kind, detail, at.command, at.key));
     this.kind = kind;
     this.code = at.code;
     this.command = at.command;
     this.key = at.key;
+    this.executed = at.code === undefined && at.unsent !== true ? undefined : false;
   }
 }
 
@@ -82,6 +91,9 @@ const REPLY_CODES = new Set([
   'BUSYKEY',
   'NOGROUP',
 ]);
+
+/** ioredis' words for a command it could not write (a closed connection, no offline queue): never sent. */
+const NOT_WRITTEN = /^Stream isn't writeable/;
 
 /** Redis 7.0 reports an ACL refusal inside a script as ERR with one of these texts. */
 const SCRIPT_ACL = /can't run this command|can't access at least one of the (keys|channels)/;
@@ -122,7 +134,19 @@ export function storeErrorOf(
   }
   if (detail.length > 300) detail = `${detail.slice(0, 300)}...`;
   if (kind === 'unreachable' && detail === '') detail = 'no answer';
-  return new RedisStoreError(kind, detail, { code, command, key });
+  return new RedisStoreError(kind, detail, { code, command, key, unsent: NOT_WRITTEN.test(messageText(err)) });
+}
+
+/**
+ * `failure` as the error of a command the store did not send (Redis was considered down): the
+ * same kind, code and message, with `executed: false`.
+ */
+export function notSent(failure: RedisStoreError): RedisStoreError {
+  if (failure.executed === false) return failure;
+  const copy = Object.create(Object.getPrototypeOf(failure) as object) as RedisStoreError;
+  Object.defineProperties(copy, Object.getOwnPropertyDescriptors(failure));
+  Object.defineProperty(copy, 'executed', { value: false, enumerable: true });
+  return copy;
 }
 
 function messageText(err: unknown): string {

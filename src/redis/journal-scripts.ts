@@ -28,13 +28,14 @@ return redis.call('HDEL', KEYS[1], ARGV[1])
  * intents oldest first; each one not under an unexpired claim is claimed until now + lease (Redis
  * TIME: one clock for the fleet) and returned, up to the limit. An index entry without its
  * record (a settle interrupted half-way cannot happen in one script, but a hand edit can) is
- * dropped. Returns the claimed intents' JSON.
+ * dropped. Returns the claimed intents as a flat list of key, JSON pairs: the key stays readable
+ * when its record is not.
  */
 export const CLAIM_INTENTS = new LuaScript(`
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local limit = tonumber(ARGV[3])
+local limit = tonumber(ARGV[3]) * 2
 local out = {}
 for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])) do
   if #out >= limit then break end
@@ -43,12 +44,28 @@ for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])) do
     local record = redis.call('HGET', KEYS[1], key)
     if record then
       redis.call('HSET', KEYS[3], key, tostring(now + tonumber(ARGV[2])))
+      out[#out + 1] = key
       out[#out + 1] = record
     else
       redis.call('ZREM', KEYS[2], key)
       redis.call('HDEL', KEYS[3], key)
     end
   end
+end
+return out
+`);
+
+/**
+ * ARGV[1] the `createdAt` after which to look (ms), ARGV[2] how many to return. Claims nothing.
+ * Returns the count of open intents recorded after that time, then the JSON of the oldest of them
+ * (up to the limit).
+ */
+export const OPEN_AFTER = new LuaScript(`
+local total = redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[1], '+inf')
+local out = { total }
+for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[1], '+inf', 'LIMIT', 0, tonumber(ARGV[2]))) do
+  local record = redis.call('HGET', KEYS[1], key)
+  if record then out[#out + 1] = record end
 end
 return out
 `);

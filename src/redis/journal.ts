@@ -1,9 +1,17 @@
-import type { IntentJournal, JournalClaimRequest, JournalIntent } from '../core/journal.js';
+import {
+  readIntent,
+  type ClaimedRecord,
+  type IntentJournal,
+  type JournalClaimRequest,
+  type JournalIntent,
+  type JournalOpenAfter,
+  type JournalOpenAfterRequest,
+} from '../core/journal.js';
 import { log } from '../core/logger.js';
 import { RedisGuard, type RedisStoreOptions } from './connection.js';
 import type { RedisStoreError } from './failures.js';
 import { keyDigest } from './keyspace.js';
-import { CLAIM_INTENTS, RECORD_INTENT, SETTLE_INTENT } from './journal-scripts.js';
+import { CLAIM_INTENTS, OPEN_AFTER, RECORD_INTENT, SETTLE_INTENT } from './journal-scripts.js';
 
 /** Settings of {@link RedisJournal}: those every fleet store shares (`redis`, `prefix`, `logger`, timings). */
 export type RedisJournalOptions = RedisStoreOptions;
@@ -81,11 +89,13 @@ export class RedisJournal implements IntentJournal {
   }
 
   /**
-   * Claims open intents of the scope atomically (see the class comment).
+   * Claims open intents of the scope atomically (see the class comment). A record that does not
+   * read back as an intent (corrupt, or a newer version's) is claimed like the others and
+   * returned as unreadable, with its key: left in Redis for a person, never hiding the rest.
    *
    * @throws RedisStoreError when Redis cannot answer or refuses the command.
    */
-  async claim(request: JournalClaimRequest): Promise<readonly JournalIntent[]> {
+  async claim(request: JournalClaimRequest): Promise<readonly ClaimedRecord[]> {
     const reply = await this.#guard.run(
       (redis) =>
         redis.script(CLAIM_INTENTS, this.#keys(request.scope), [
@@ -95,17 +105,39 @@ export class RedisJournal implements IntentJournal {
         ]),
       refuse,
     );
-    const intents: JournalIntent[] = [];
-    for (const raw of Array.isArray(reply) ? (reply as unknown[]) : []) {
-      const intent = decode(raw);
-      if (intent !== undefined) intents.push(intent);
-      // Left claimed, not deleted: it may be a newer version's record, or readable by a person.
-      else
-        log(this.#logger, 'warn', 'merchant-stablecoin/redis: an unreadable journal record was skipped', {
+    const pairs = Array.isArray(reply) ? (reply as unknown[]) : [];
+    const records: ClaimedRecord[] = [];
+    for (let i = 0; i + 1 < pairs.length; i += 2) {
+      const key = String(pairs[i]);
+      const intent = decode(pairs[i + 1]);
+      if (typeof intent !== 'string' && intent.key === key && intent.scope === request.scope) records.push(intent);
+      else {
+        const problem = typeof intent === 'string' ? intent : 'its key or scope differs from where it is stored';
+        log(this.#logger, 'warn', 'merchant-stablecoin/redis: an unreadable journal record was claimed and set aside', {
           prefix: this.#guard.keys.prefix,
+          idempotencyKey: key,
+          problem,
         });
+        records.push(Object.freeze({ unreadable: true, key, scope: request.scope, problem }));
+      }
     }
-    return intents;
+    return records;
+  }
+
+  /**
+   * Lists the scope's open intents recorded after `createdAfter` (the oldest, up to `limit`) and
+   * counts them, claiming none: what `recover()` leaves for later.
+   *
+   * @throws RedisStoreError when Redis cannot answer or refuses the command.
+   */
+  async openAfter(request: JournalOpenAfterRequest): Promise<JournalOpenAfter> {
+    const reply = await this.#guard.run(
+      (redis) => redis.script(OPEN_AFTER, this.#keys(request.scope), [Math.floor(request.createdAfter), request.limit]),
+      refuse,
+    );
+    const [total, ...records] = Array.isArray(reply) ? (reply as unknown[]) : [0];
+    const intents = records.map(decode).filter((i): i is JournalIntent => typeof i !== 'string');
+    return { total: Number(total), intents };
   }
 
   /** The scope's three keys: one hash tag, one Cluster slot. */
@@ -127,17 +159,14 @@ function refuse(failure: RedisStoreError): never {
   throw failure;
 }
 
-/** An intent read back from Redis, or undefined when the record is not one. */
-function decode(raw: unknown): JournalIntent | undefined {
+/** An intent read back from Redis, or what is wrong with the record. */
+function decode(raw: unknown): JournalIntent | string {
+  let value: unknown;
   try {
-    const v = JSON.parse(String(raw)) as Record<string, unknown>;
-    const text = (k: string): boolean => typeof v[k] === 'string';
-    const textOrNull = (k: string): boolean => text(k) || v[k] === null;
-    if (['key', 'scope', 'endpoint', 'method', 'path'].every(text) && textOrNull('body') && textOrNull('member')) {
-      if (typeof v['withheld'] === 'boolean' && Number.isFinite(v['createdAt'])) return Object.freeze(v) as unknown as JournalIntent;
-    }
+    value = JSON.parse(String(raw));
   } catch {
-    // Not JSON: skipped below.
+    return 'not JSON';
   }
-  return undefined;
+  const intent = readIntent(value);
+  return typeof intent === 'string' ? intent : Object.freeze(intent);
 }

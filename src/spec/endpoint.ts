@@ -65,6 +65,13 @@ export interface EndpointDescriptor<TResult = unknown> {
   readonly typing: 'full' | 'loose';
   /** Retry override; defaults to `spec`. */
   readonly retry?: RetryMode;
+  /**
+   * Codes the spec says this endpoint does not cache under the idempotency key (conversions:
+   * "`service_unavailable` is not cached under the key, so the same key may be retried"): the
+   * same key may execute the operation later, so such an answer never lets the intent journal
+   * forget a call the caller may make again.
+   */
+  readonly unstoredCodes?: readonly string[];
   /** Codes that must not be retried on this endpoint even though the global table would. */
   readonly noRetryCodes?: readonly string[];
   /** Set when the service counts the endpoint's failures against the customer: see {@link Lockout}. */

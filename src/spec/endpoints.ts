@@ -126,6 +126,7 @@ export const MERCHANT_CONVERSIONS_CREATE = endpoint(
     scope: 'merchant:write',
     idempotent: true,
     movesFunds: true,
+    unstoredCodes: ['service_unavailable'],
   },
 );
 

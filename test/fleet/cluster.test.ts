@@ -173,8 +173,8 @@ describe.skipIf(!CAN_RUN)('the fleet stores on a 3-master Redis Cluster (real re
       for (;;) {
         const [claimed] = await journal.claim({ scope, createdBefore: 10_000, leaseMs: 600_000, limit: 1 });
         if (claimed === undefined) return;
-        got.push(claimed.key);
-        await journal.settle(scope, claimed.key);
+        got.push(String(claimed.key));
+        await journal.settle(scope, String(claimed.key));
       }
     };
     await Promise.all(scopes.flatMap((scope) => instances.map((j) => drain(j, scope))));

@@ -361,7 +361,7 @@ describe('MemoryJournal', () => {
     await j.record(intent('a', 150)); // a second record of the same key: the first stays
     await j.record(intent('young', 5000));
     await j.record(intent('other', 50, 's2'));
-    expect((await j.claim(request({ limit: 1 }))).map((i) => [i.key, i.createdAt])).toEqual([['a', 100]]);
+    expect((await j.claim(request({ limit: 1 }))).map((i) => [i.key, (i as JournalIntent).createdAt])).toEqual([['a', 100]]);
     expect((await j.claim(request())).map((i) => i.key)).toEqual(['b']);
     expect(await j.claim(request())).toEqual([]);
     await j.settle('s1', 'a');

@@ -117,7 +117,7 @@ describe('recover() sends open intents again', () => {
     expect(ledger.effects(key)).toBe(1);
   });
 
-  it('logs each outcome at info, and traces each resend as a span of its own', async () => {
+  it('logs a resend at info (the order id included, before the settle), and traces each resend as a span of its own', async () => {
     const key = await lostBeforeExecution();
     logs.length = 0;
     spans.reset();
@@ -125,7 +125,14 @@ describe('recover() sends open intents again', () => {
     const line = logs.find((l) => l.message === 'recovery: intent resent');
     expect(line).toMatchObject({
       level: 'info',
-      fields: { endpoint: 'member.withdrawals.create', method: 'POST', idempotencyKey: key, settled: true, replayed: false },
+      fields: {
+        endpoint: 'member.withdrawals.create',
+        method: 'POST',
+        idempotencyKey: key,
+        settles: true,
+        replayed: false,
+        orderId: 'wdr_1',
+      },
     });
     expect(line!.fields!['recordedAt']).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(JSON.stringify(logs)).not.toContain(WITHDRAWAL.to_address);
@@ -198,7 +205,7 @@ describe('recover() reports instead of sending', () => {
     expect(journal.open()).toEqual([]);
     expect(logs).toContainEqual(
       expect.objectContaining({
-        level: 'info',
+        level: 'warn',
         message: 'recovery: intent withheld',
         fields: expect.objectContaining({ check: entry!.check }),
       }),
@@ -281,7 +288,7 @@ describe('the 24-hour window, on a controllable clock', () => {
     expect(ledger.received(old)).toHaveLength(1);
     expect(ledger.effects(old)).toBe(0);
     expect(ledger.effects(recent)).toBe(1);
-    expect(logs).toContainEqual(expect.objectContaining({ level: 'info', message: 'recovery: intent expired' }));
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', message: 'recovery: intent expired' }));
   });
 
   it('the margin is an option: with none, an intent is sent up to the 24th hour', async () => {

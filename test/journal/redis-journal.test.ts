@@ -7,7 +7,14 @@
 import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CallInterruptedError, type JournalClaimRequest, type JournalIntent, type LogFields } from '../../src/index.js';
+import {
+  CallInterruptedError,
+  OutcomeUnknownError,
+  RecoveryInterruptedError,
+  type JournalClaimRequest,
+  type JournalIntent,
+  type LogFields,
+} from '../../src/index.js';
 import { RedisJournal, RedisStoreError } from '../../src/redis/index.js';
 import { failure, wireClient } from '../helpers/client.js';
 import { WITHDRAWAL } from '../helpers/wire-server.js';
@@ -89,7 +96,7 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisJournal (real redis-server)', 
       for (;;) {
         const [claimed] = await j.claim(request({ limit: 1 }));
         if (claimed === undefined) return;
-        got.push(claimed.key);
+        got.push(String(claimed.key));
       }
     };
     await Promise.all([drain(one), drain(two), drain(one), drain(two)]);
@@ -133,13 +140,51 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisJournal (real redis-server)', 
     }
   });
 
-  it('skips, with a warning, a record it cannot read', async () => {
+  it('returns a record it cannot read as unreadable, with its key, claimed like the others and left in Redis', async () => {
     const lines: string[] = [];
     const j = new RedisJournal({ redis: connect(), prefix, ...PATIENT, logger: { warn: (m: string) => lines.push(m) } });
     await admin.hset(`${prefix}:journal:{scope1}:intents`, 'bad', '{"key":1}');
     await admin.zadd(`${prefix}:journal:{scope1}:open`, 5, 'bad');
-    expect(await j.claim(request())).toEqual([]);
-    expect(lines).toEqual(['merchant-stablecoin/redis: an unreadable journal record was skipped']);
+    await admin.hset(`${prefix}:journal:{scope1}:intents`, 'garbage', 'not json at all');
+    await admin.zadd(`${prefix}:journal:{scope1}:open`, 6, 'garbage');
+    await admin.hset(`${prefix}:journal:{scope1}:intents`, 'moved', JSON.stringify(intent('other-key', 7)));
+    await admin.zadd(`${prefix}:journal:{scope1}:open`, 7, 'moved');
+    await j.record(intent('good', 8));
+    expect(await j.claim(request({ limit: 1 }))).toEqual([
+      {
+        unreadable: true,
+        key: 'bad',
+        scope: 'scope1',
+        problem: expect.stringMatching(/^missing or mistyped fields: key, scope, /) as string,
+      },
+    ]);
+    // The unreadable one is under its lease: the records behind it come next.
+    expect(await j.claim(request())).toEqual([
+      { unreadable: true, key: 'garbage', scope: 'scope1', problem: 'not JSON' },
+      { unreadable: true, key: 'moved', scope: 'scope1', problem: 'its key or scope differs from where it is stored' },
+      intent('good', 8),
+    ]);
+    expect(lines).toEqual(Array(3).fill('merchant-stablecoin/redis: an unreadable journal record was claimed and set aside'));
+    expect((await admin.hkeys(`${prefix}:journal:{scope1}:intents`)).sort()).toEqual(['bad', 'garbage', 'good', 'moved']);
+  });
+
+  it('lists the young intents without claiming them (openAfter)', async () => {
+    const j = new RedisJournal({ redis: connect(), prefix, ...PATIENT });
+    for (const [key, at] of [
+      ['old', 100],
+      ['y1', 5000],
+      ['y2', 6000],
+      ['y3', 7000],
+    ] as const)
+      await j.record(intent(key, at));
+    await j.record(intent('elsewhere', 9000, 'scope2'));
+    expect(await j.openAfter({ scope: 'scope1', createdAfter: 5000, limit: 1 })).toEqual({ total: 2, intents: [intent('y2', 6000)] });
+    expect(await j.openAfter({ scope: 'scope1', createdAfter: 100, limit: 5 })).toEqual({
+      total: 3,
+      intents: [intent('y1', 5000), intent('y2', 6000), intent('y3', 7000)],
+    });
+    // Nothing was claimed: every one of them is claimable still.
+    expect((await j.claim(request({ createdBefore: 10_000 }))).map((r) => r.key)).toEqual(['old', 'y1', 'y2', 'y3']);
   });
 
   it('shows its prefix and health only when inspected', () => {
@@ -168,19 +213,31 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisJournal (real redis-server)', 
       };
       const journal = new RedisJournal({ redis, logger });
       const client = wireClient(ledger.url, { journal, logger });
+      // The first record went to a connection that closed: it may have reached Redis, and the
+      // clearing settle failed too, so the caller is told the truth (outcome unknown), not "not sent".
+      const first = await failure(client.member('ext-1').withdrawals.create(WITHDRAWAL));
+      expect(first).toBeInstanceOf(OutcomeUnknownError);
+      expect((first as OutcomeUnknownError).call).toMatchObject({ sent: 'maybe', attempts: 0 });
+      expect((first as OutcomeUnknownError).idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+      const interrupted = (first as Error).cause as CallInterruptedError;
+      expect(interrupted).toBeInstanceOf(CallInterruptedError);
+      // The cause says what Redis did: no answer (an outage), not a refusal.
+      expect(interrupted.cause).toBeInstanceOf(RedisStoreError);
+      expect(interrupted.cause).toMatchObject({ kind: 'unreachable', command: 'EVALSHA', executed: undefined });
+      expect((interrupted.cause as RedisStoreError).key).toMatch(/^merchant-stablecoin:journal:\{[0-9a-f]{32}\}:intents$/);
+      // While Redis is considered down the store sends nothing: that record certainly did not land.
       const err = await failure(client.member('ext-1').withdrawals.create(WITHDRAWAL));
       expect(err).toBeInstanceOf(CallInterruptedError);
       expect((err as CallInterruptedError).call?.sent).toBe('no');
-      // The cause says what Redis did: no answer (an outage), not a refusal.
-      expect((err as Error).cause).toBeInstanceOf(RedisStoreError);
-      expect((err as Error).cause).toMatchObject({ kind: 'unreachable', command: 'EVALSHA' });
-      expect(((err as Error).cause as RedisStoreError).key).toMatch(/^merchant-stablecoin:journal:\{[0-9a-f]{32}\}:intents$/);
-      await failure(client.member('ext-1').withdrawals.create(WITHDRAWAL));
+      expect((err as Error).cause).toMatchObject({ kind: 'unreachable', executed: false });
       expect(ledger.server.calls()).toEqual([]);
       ledger.server.on('GET', '/v1/balances', { body: { data: [], next_cursor: null, has_more: false } });
       await client.member('ext-1').balances.list();
       expect(lines.filter((l) => /Redis unreachable/.test(l.message))).toHaveLength(1);
-      await expect(client.recover({ minAgeMs: 0 })).rejects.toBeInstanceOf(RedisStoreError);
+      const stopped = await failure(client.recover({ minAgeMs: 0 }));
+      expect(stopped).toBeInstanceOf(RecoveryInterruptedError);
+      expect((stopped as RecoveryInterruptedError).cause).toBeInstanceOf(RedisStoreError);
+      expect((stopped as RecoveryInterruptedError).report).toEqual({ intents: [], unreadable: [], leftForLater: undefined });
       redis.disconnect();
     });
   });
