@@ -68,31 +68,40 @@ export async function recoverIntents(deps: RecoveryDeps, options: RecoverOptions
   };
   const seen = new Set<string>();
   let cutoff = wallClockNow() - run.minAgeMs;
+  let cameBack = 0;
   while (run.signal?.aborted !== true) {
     cutoff = wallClockNow() - run.minAgeMs;
     const record = await claimOne(run, cutoff);
-    // A journal that hands out a record again within its lease would loop for ever: stop there.
-    if (record === undefined || seen.has(identity(record))) break;
-    seen.add(identity(record));
-    const intent = readIntent(record);
-    if (typeof intent === 'string' || 'unreadable' in record) {
-      setAside(run, record, intent);
+    if (record === undefined) break;
+    if (seen.has(identity(record))) {
+      // Handled in this run and back once its lease ended: this claim leased it again, so the
+      // next one reaches past it. Back twice in a row: the journal ignores leases; stop there.
+      if (++cameBack > 1) break;
       continue;
     }
-    run.intents.push(await recoverOne(run, intent));
+    cameBack = 0;
+    seen.add(identity(record));
+    await handle(run, record);
   }
   return { intents: run.intents, unreadable: run.unreadable, leftForLater: await leftForLater(run, cutoff) };
 }
 
 /** The next claimable record, or undefined when there is none; a journal failure ends the recovery with what it did. */
 async function claimOne(run: Run, cutoff: number): Promise<ClaimedRecord | undefined> {
-  let claimed: readonly ClaimedRecord[];
+  let claimed: unknown;
   try {
     claimed = await run.deps.hook.journal.claim({ scope: run.scope, createdBefore: cutoff, leaseMs: run.leaseMs, limit: 1 });
   } catch (err) {
     throw interrupted(run, err);
   }
   return Array.isArray(claimed) ? (claimed[0] as ClaimedRecord | undefined) : undefined;
+}
+
+/** One claimed record: recovered when it reads as an intent, else set aside. */
+async function handle(run: Run, record: ClaimedRecord): Promise<void> {
+  const intent = readIntent(record);
+  if (typeof intent === 'string' || 'unreadable' in record) setAside(run, record, intent);
+  else run.intents.push(await recoverOne(run, intent));
 }
 
 /** What tells one claimed record from another. */

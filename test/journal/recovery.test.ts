@@ -242,7 +242,7 @@ describe('recover() reports instead of sending', () => {
 });
 
 describe('recover() with a faulty journal', () => {
-  it('sends nothing of another scope a journal hands out, and stops when it hands out the same intent again', async () => {
+  it('sends nothing of another scope a journal hands out, and stops when it hands out the same intent twice in a row', async () => {
     await lostBeforeExecution();
     const [mine] = journal.open();
     const foreign = { ...mine!, key: '00000000-0000-4000-8000-00000000000f', scope: 'f'.repeat(32) };
@@ -261,7 +261,9 @@ describe('recover() with a faulty journal', () => {
     expect((report.intents[0] as IntentToCheck).check).toMatch(/another scope/);
     expect(ledger.received(foreign.key)).toEqual([]);
     expect(ledger.effects(mine!.key)).toBe(1);
-    expect(claims).toBe(3);
+    // Handled, then back twice in a row (a lease-respecting journal would have leased it again
+    // by the first return): the fourth claim is the last.
+    expect(claims).toBe(4);
   });
 });
 
