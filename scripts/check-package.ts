@@ -14,7 +14,7 @@
  *     (`require`), through `merchant-stablecoin/testing`'s `createSandbox().client()` (the
  *     in-process route, which needs no msw) and over a real socket with the default transport.
  *  6. A consumer of `MerchantClient` and one call, bundled by esbuild (ESM, minified; platform
- *     node and neutral), stays within the budget of 150,000 bytes.
+ *     node and neutral), stays within the budget of 160,000 bytes.
  *  7. The installed `merchant-stablecoin-sandbox` command starts, and a client configured only by
  *     the `MERCHANT_API_*` variables it prints makes calls against it; the document its `--help`
  *     names exists in the installed package.
@@ -490,9 +490,12 @@ async function main(): Promise<void> {
 /**
  * The budget for what a consumer ships with `MerchantClient` and one call. Measured the
  * same way as `npm run bench`'s bundle row, from the installed tarball: a namespace access into
- * zod once pulled all of zod core into it (517 KB) and no other gate noticed.
+ * zod once pulled all of zod core into it (517 KB) and no other gate noticed. 160,000 since the
+ * intent journal learned to hold inside outages (issue 31): its hook and recovery ship inside every
+ * client (the client cannot know at build time whether it will be given a journal), 154,403 bytes
+ * then.
  */
-const BUNDLE_BUDGET_BYTES = 150_000;
+const BUNDLE_BUDGET_BYTES = 160_000;
 
 async function bundleBudget(consumer: string): Promise<void> {
   writeFileSync(

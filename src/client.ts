@@ -200,22 +200,26 @@ export class MerchantClient {
   /**
    * Finishes the calls a dead process left open in the client's `journal`: each open intent of
    * this client (same base URL and client id) still inside the spec's 24-hour idempotency window
-   * (minus `windowMarginMs`) is sent again with its idempotency key and exact body bytes (a fresh
-   * nonce and timestamp), so the service replays what it executed or executes it once; older
-   * intents are never sent, and are reported with what to check; a card activation (its PIN is
-   * never kept) is reported for a check of the card. Intents younger than `minAgeMs` are left
-   * alone: they may be in flight in a live instance. Instances recovering at once claim each
-   * intent for one of them only.
+   * (minus `windowMarginMs`) whose record agrees with its endpoint is sent again with its
+   * idempotency key and exact body bytes (a fresh nonce and timestamp), so the service replays
+   * what it executed or executes it once; older intents are never sent, and are reported with
+   * what to check; a card activation (its PIN is never kept) is reported for a check of the card;
+   * a record that cannot be read or trusted is reported and never sent. Intents younger than
+   * `minAgeMs` are left alone (they may be in flight in a live instance) and counted in
+   * `leftForLater`. Instances recovering at once claim each intent for one of them only.
    *
-   * Each outcome is logged at `info` (shown from `logLevel: 'info'`); each resend is a call of
-   * its own (a span named `recover <method>`, its attempts and retries). Run it at start-up, and
-   * on a schedule where a fleet runs. See docs/idempotency-and-retries.md, "If your process dies
-   * mid-call".
+   * An intent is settled only on a definitive answer for its key (a 2xx, or a 400 business
+   * failure the service keeps under the key), and only after `onIntent` (when given) has the
+   * outcome: anything else leaves it open for the next `recover()`. Each outcome is logged before
+   * its settle (`info` for a resend, `warn` for the rest); each resend is a call of its own (a
+   * span named `recover <method>`). Run it at start-up, and on a schedule where a fleet runs. See
+   * docs/idempotency-and-retries.md, "If your process dies mid-call".
    *
-   * @returns One entry per intent claimed: `resent` with the result (the order), `failed` with
-   * the error, or `expired` / `withheld` / `skipped` with what to check.
-   * @throws InvalidArgumentError when the client has no journal or an option is invalid; the
-   * journal's own error when claiming fails.
+   * @returns One entry per intent claimed (`resent` with the result, `failed` with the error and
+   * `next`, or `expired` / `withheld` / `skipped` with what to check), the unreadable records, and
+   * the intents left for later.
+   * @throws InvalidArgumentError when the client has no journal or an option is invalid;
+   * RecoveryInterruptedError (with the report so far) when the journal fails to claim.
    */
   recover(options?: RecoverOptions): Promise<RecoveryReport> {
     const hook = this.#journal;

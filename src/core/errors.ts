@@ -6,7 +6,8 @@ import { retryClassFor } from './retry-policy.js';
  * Whether any attempt of a call may have reached the service:
  * - `no`: nothing left the client (bad input, no connection, a step before the first send failed);
  * - `maybe`: a request was on its way when the attempt failed (a reset, a timeout): the service may
- *   have executed it;
+ *   have executed it; or (with an intent journal) nothing was sent yet but the journal may still
+ *   hold the call, so a later `recover()` may send it;
  * - `yes`: the service answered at least one attempt (any status).
  */
 export type CallSent = 'no' | 'maybe' | 'yes';
@@ -404,8 +405,16 @@ export class CallInterruptedError extends MerchantSdkError {
 }
 
 /**
- * A call whose failures the service counts against the customer (card activation: three failures
- * lock the card for 24 hours) may have been executed, and the SDK did not resend it: its last
+ * The outcome of a call is unknown, and a call with a new key could execute the operation twice.
+ * Two cases:
+ *
+ * - A money-moving call with an intent journal did not run, but its intent could not be removed
+ *   from the journal (the record's answer was lost and the clearing settle failed, or the settle
+ *   after a "did not run" answer failed): a later `recover()` may still send it with its key.
+ *   `cause` is what ended the call; `call.sent` is `maybe` (`call.attempts` 0 when nothing was
+ *   sent). Call again with the same `idempotencyKey`, or let `recover()` finish it.
+ * - A call whose failures the service counts against the customer (card activation: three failures
+ *   lock the card for 24 hours) may have been executed, and the SDK did not resend it: its last
  * attempt was sent and never answered (a reset, a client timeout), or answered by something other
  * than the service (a proxy's 5xx page). A resend could be one more counted failure, and the same
  * key does not prevent it (a failure answered 500 is not stored under the key).

@@ -26,6 +26,10 @@ export function wallClockNow(): number {
   return Date.now();
 }
 
+/** What a caller does when the journal may still send a call it was told did not run. */
+const UNKNOWN_REMEDY =
+  ' Treat the outcome as unknown: call again with the same idempotencyKey (the service executes a key once) or let recover() finish it; never make it again with a new key.';
+
 /**
  * The journal in the call path (`Pipeline`): records a covered call before its first byte is
  * sent, settles it once its outcome is definitive, and leaves it open otherwise.
@@ -99,7 +103,7 @@ export class JournalHook {
         fieldsOf(intent),
       );
       const unknown = new OutcomeUnknownError(
-        `The intent journal could not record the call, nor confirm that it holds no record of it (${call.method} ${stripQuery(call.path)}): nothing was sent by this call, but a later recover() may send it with its idempotency key. Treat the outcome as unknown: call again with the same idempotencyKey (the service executes a key once) or let recover() finish it; never make it again with a new key.`,
+        `The intent journal could not record the call, nor confirm that it holds no record of it (${call.method} ${stripQuery(call.path)}): nothing was sent by this call, but a later recover() may send it with its idempotency key.${UNKNOWN_REMEDY}`,
         { cause: failure, idempotencyKey: intent.key },
       );
       throw withCallState(unknown, unsent(intent, 'maybe'));
@@ -141,7 +145,7 @@ export class JournalHook {
       fieldsOf(intent),
     );
     const unknown = new OutcomeUnknownError(
-      `${err.name} ended the call (${intent.method} ${stripQuery(intent.path)}) before it ran, but its intent could not be removed from the intent journal, so a later recover() may still send it with its idempotency key. Treat the outcome as unknown: call again with the same idempotencyKey (the service executes a key once) or let recover() finish it; never make it again with a new key.`,
+      `${err.name} ended the call (${intent.method} ${stripQuery(intent.path)}) before it ran, but its intent could not be removed from the intent journal, so a later recover() may still send it with its idempotency key.${UNKNOWN_REMEDY}`,
       { cause: err, idempotencyKey: intent.key },
     );
     return withCallState(unknown, { ...err.call!, sent: 'maybe' });

@@ -184,6 +184,7 @@ describe.skipIf(REDIS_SERVER === undefined)('the fleet as the ACL user of docs/f
       record: (intent) => journal.record(intent),
       settle: (scope, key) => (lostSettles-- > 0 ? Promise.resolve() : journal.settle(scope, key)),
       claim: (request) => journal.claim(request),
+      openAfter: (request) => journal.openAfter(request),
     };
     const before = await commandCalls(admin);
     const client = sandbox.client({ journal: losing });
@@ -192,13 +193,15 @@ describe.skipIf(REDIS_SERVER === undefined)('the fleet as the ACL user of docs/f
     const report = await client.recover({ minAgeMs: 0 });
     expect(report.intents).toHaveLength(1);
     expect(report.intents[0]).toMatchObject({ outcome: 'resent', settled: true, intent: { key: credited.response.idempotencyKey } });
+    // The young intents are listed as this user too (ZCOUNT): none are left.
+    expect(report.leftForLater).toEqual({ count: 0, keys: [], eligibleAt: expect.any(Number) as number });
     expect((report.intents[0] as { response: { replayed: boolean } }).response.replayed).toBe(true);
     const faucets = sandbox.requests.filter((r) => r.path === '/v1/sandbox/faucet');
     expect(faucets.filter((r) => r.headers['x-idempotency-key'] === credited.response.idempotencyKey)).toHaveLength(2);
     expect(faucets).toHaveLength(3);
     // Every command of the journal's scripts ran as this user, and nothing is left open.
     const after = await commandCalls(admin);
-    for (const command of ['hsetnx', 'hget', 'hset', 'hdel', 'zadd', 'zrem', 'zrangebyscore', 'time'])
+    for (const command of ['hsetnx', 'hget', 'hset', 'hdel', 'zadd', 'zrem', 'zrangebyscore', 'zcount', 'time'])
       expect((after[command] ?? 0) - (before[command] ?? 0), command).toBeGreaterThan(0);
     const journalKeys = await admin.keys('*journal*');
     expect(journalKeys.every((k) => /^merchant-stablecoin:journal:\{[0-9a-f]{32}\}:(intents|open|claims)$/.test(k))).toBe(true);
