@@ -412,7 +412,8 @@ export class CallInterruptedError extends MerchantSdkError {
  *   from the journal (the record's answer was lost and the clearing settle failed, or the settle
  *   after a "did not run" answer failed): a later `recover()` may still send it with its key.
  *   `cause` is what ended the call; `call.sent` is `maybe` (`call.attempts` 0 when nothing was
- *   sent). Call again with the same `idempotencyKey`, or let `recover()` finish it.
+ *   sent). Call again with the same `idempotencyKey`: that finishes it exactly once whether or not
+ *   `recover()` also sends it (the intent may be in the journal, or may have been cleared late).
  * - A call whose failures the service counts against the customer (card activation: three failures
  *   lock the card for 24 hours) may have been executed, and the SDK did not resend it: its last
  * attempt was sent and never answered (a reset, a client timeout), or answered by something other

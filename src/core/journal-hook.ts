@@ -28,7 +28,7 @@ export function wallClockNow(): number {
 
 /** What a caller does when the journal may still send a call it was told did not run. */
 const UNKNOWN_REMEDY =
-  ' Treat the outcome as unknown: call again with the same idempotencyKey (the service executes a key once) or let recover() finish it; never make it again with a new key.';
+  ' Treat the outcome as unknown: call again with the same idempotencyKey, which finishes it exactly once whether or not recover() also sends it (the service executes a key once); never make it again with a new key.';
 
 /**
  * The journal in the call path (`Pipeline`): records a covered call before its first byte is

@@ -27,7 +27,9 @@ export interface RecoverOptions {
    * How long (ms) an intent this instance claimed is reserved for it (default 300 000): another
    * instance recovering at the same time never sends it meanwhile. An intent left open (its
    * resend had no definitive answer, or it was skipped) is claimable again after this:
-   * `reclaimableAt` in its entry.
+   * `reclaimableAt` in its entry. Keep it above the longest call deadline: a lease that ends
+   * during this same recovery lets an intent it left open come back, and one that comes back
+   * twice in a row ends the recovery (a journal ignoring leases would otherwise loop for ever).
    */
   readonly leaseMs?: number;
   /** Stops the recovery: the resend in flight is aborted (its intent stays open), no further intent is claimed. */

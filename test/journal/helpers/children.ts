@@ -20,8 +20,13 @@ export interface ChildMessage {
 /** One running child. */
 export interface Child {
   readonly process: ChildProcess;
-  /** The first message of `type` (already received or future); rejects if the child exits first. */
-  next(type: string): Promise<ChildMessage>;
+  /**
+   * The first message of `type` (already received or future) for which `where` holds (any when
+   * not given); rejects if the child exits first.
+   */
+  next(type: string, where?: (message: ChildMessage) => boolean): Promise<ChildMessage>;
+  /** Every message of `type` received so far, in order. */
+  messages(type: string): ChildMessage[];
   send(message: Record<string, unknown>): void;
   /** SIGKILL, and resolves once the process is gone. */
   kill(): Promise<void>;
@@ -62,26 +67,28 @@ export async function startChild(env: Record<string, string>): Promise<Child> {
   const { file } = await (bundled ??= bundle());
   const child = fork(file, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages: ChildMessage[] = [];
-  const waiters: Array<{ type: string; resolve: (m: ChildMessage) => void }> = [];
+  const waiters: Array<{ matches: (m: ChildMessage) => boolean; resolve: (m: ChildMessage) => void }> = [];
   child.on('message', (m: ChildMessage) => {
     messages.push(m);
-    for (let i = waiters.length - 1; i >= 0; i--) if (waiters[i]!.type === m.type) waiters.splice(i, 1)[0]!.resolve(m);
+    for (let i = waiters.length - 1; i >= 0; i--) if (waiters[i]!.matches(m)) waiters.splice(i, 1)[0]!.resolve(m);
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     process: child,
     exited,
-    next(type) {
-      const seen = messages.find((m) => m.type === type);
+    next(type, where = () => true) {
+      const matches = (m: ChildMessage): boolean => m.type === type && where(m);
+      const seen = messages.find(matches);
       if (seen !== undefined) return Promise.resolve(seen);
       return new Promise<ChildMessage>((resolve, reject) => {
-        waiters.push({ type, resolve });
+        waiters.push({ matches, resolve });
         void exited.then((code) => {
           const error = messages.find((m) => m.type === 'error');
           reject(new Error(`child exited (${code}) before '${type}'${error === undefined ? '' : `: ${String(error['message'])}`}`));
         });
       });
     },
+    messages: (type) => messages.filter((m) => m.type === type),
     send(message) {
       if (child.connected) child.send(message);
     },
