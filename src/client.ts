@@ -1,3 +1,4 @@
+import { failedCall } from './core/failed-call.js';
 import { resolveConfig, type MerchantClientOptions, type ResolvedConfig } from './core/config.js';
 import { InvalidArgumentError } from './core/errors.js';
 import type { IntentJournal } from './core/journal.js';
@@ -174,6 +175,15 @@ export class MerchantClient {
    * unless `idempotent: false` is passed explicitly.
    */
   request<T = unknown>(req: RawRequest): ApiPromise<T> {
+    try {
+      return this.#request<T>(req);
+    } catch (err) {
+      // Bad input (a dot segment in the path) reaches the caller through the promise, like any failure.
+      return failedCall(err);
+    }
+  }
+
+  #request<T>(req: RawRequest): ApiPromise<T> {
     const write = req.method !== 'GET' && req.method !== 'HEAD';
     const idempotent = req.idempotencyKey !== undefined || (req.idempotent ?? write);
     const endpoint: EndpointDescriptor<T> = {

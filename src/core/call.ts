@@ -1,3 +1,4 @@
+import { checkCallOptions } from './call-options.js';
 import type { EndpointDescriptor, RateLimitBucket } from '../spec/endpoint.js';
 import { bucketOf, subLimitOf } from '../spec/rate-limits.js';
 import { randomUuid } from './crypto/random.js';
@@ -103,7 +104,7 @@ function serialise(body: unknown): Uint8Array {
  * Throws `InvalidArgumentError` before anything is sent.
  */
 export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArgs, basePath: string, bucket?: CallBucket): PreparedCall {
-  const options = args.options;
+  const options = checkCallOptions(args.options);
   // Only a member-scoped endpoint carries a member: the member view and `request({ onBehalfOf })` make theirs so.
   // A member-optional one goes without `x-on-behalf-of` when none is given (its merchant-level form).
   const member =

@@ -1,7 +1,8 @@
 import { nonNegativeInt, positiveInt } from './checks.js';
 import { InvalidArgumentError } from './errors.js';
 import type { IntentJournal } from './journal.js';
-import { isLogLevelSetting, type Logger, type LogLevelSetting } from './logger.js';
+import { resolveLogLevel } from './log-level.js';
+import type { Logger, LogLevelSetting } from './logger.js';
 import type { TelemetryOptions } from './otel.js';
 import type { RequestLimiter } from './limiter.js';
 import { DEFAULT_BACKOFF, type BackoffSettings } from './retry-policy.js';
@@ -200,19 +201,6 @@ export function resolveConfig(options: MerchantClientOptions, env: Env = envVar)
     validateResponses: options.validateResponses ?? true,
     maxResponseBytes: positiveInt('maxResponseBytes', options.maxResponseBytes, 16 * 1024 * 1024),
     maxClockSkewMs: nonNegativeInt('maxClockSkewMs', options.maxClockSkewMs, 3_600_000),
-    logLevel: logLevel(options.logLevel, env),
+    logLevel: resolveLogLevel(options.logLevel, env),
   };
-}
-
-/** The option, else `MERCHANT_API_LOG` (case and surrounding spaces ignored), else `warn`. */
-function logLevel(given: LogLevelSetting | undefined, env: Env): LogLevelSetting {
-  if (given !== undefined) {
-    if (isLogLevelSetting(given)) return given;
-    throw new InvalidArgumentError('logLevel', "must be 'off', 'error', 'warn', 'info' or 'debug'.");
-  }
-  const raw = env('MERCHANT_API_LOG');
-  if (raw === undefined || raw.trim() === '') return 'warn';
-  const level = raw.trim().toLowerCase();
-  if (isLogLevelSetting(level)) return level;
-  throw new InvalidArgumentError('logLevel', "MERCHANT_API_LOG must be 'off', 'error', 'warn', 'info' or 'debug'.");
 }

@@ -2,6 +2,7 @@ import type { CallOptions, EndpointCaller, LoosePage, PagePromise } from '../cor
 import type { LooseItem } from '../schemas/common.js';
 import { ASSETS_LIST } from '../spec/endpoints.js';
 import { looseListQuery, type ListParams, type LooseQuery } from './guards.js';
+import { rejectingBadInput } from './rejections.js';
 
 /** The asset catalogue. */
 export class Assets {
@@ -24,3 +25,5 @@ export class Assets {
     return this.#api.looseList(ASSETS_LIST, { query: looseListQuery(params), options });
   }
 }
+
+rejectingBadInput(Assets);

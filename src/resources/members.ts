@@ -2,6 +2,7 @@ import type { ApiPromise, CallOptions, EndpointCaller } from '../core/types.js';
 import type { Loose } from '../schemas/common.js';
 import { MEMBERS_CREATE, MEMBERS_SUSPEND } from '../spec/endpoints.js';
 import { bodyOrEmpty, checkId, checkObject, type LooseBody } from './guards.js';
+import { rejectingBadInput } from './rejections.js';
 
 /** Body of `POST /v1/members`: only `external_member_id` is named; other keys pass through. */
 export interface MemberCreateParams {
@@ -48,3 +49,5 @@ export class Members {
     return this.#api.call(MEMBERS_SUSPEND, { pathParams: { id: checkId(memberId, 'memberId') }, body: bodyOrEmpty(params), options });
   }
 }
+
+rejectingBadInput(Members);

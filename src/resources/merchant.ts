@@ -20,6 +20,7 @@ import {
   type LooseBody,
   type LooseQuery,
 } from './guards.js';
+import { rejectingBadInput } from './rejections.js';
 
 /**
  * Body of `POST /v1/merchant/conversions`. There is deliberately no `quote_id`: the service
@@ -283,3 +284,7 @@ export class MerchantAccount {
     return this.#api.call(E.MERCHANT_DEPOSIT_ADDRESS, { body: bodyOrEmpty(params), options });
   }
 }
+
+rejectingBadInput(MerchantConversions);
+rejectingBadInput(MerchantTopups);
+rejectingBadInput(MerchantAccount);

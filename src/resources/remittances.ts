@@ -3,6 +3,7 @@ import type { Agreement, Corridor, SwiftSearchResult } from '../schemas/remittan
 import { REMITTANCES_AGREEMENT, REMITTANCES_CORRIDORS, REMITTANCES_SWIFT_SEARCH } from '../spec/endpoints.js';
 import { checkObject, checkOptionalText, checkText, mapApiPromise } from './guards.js';
 import type { OpenEnum } from '../schemas/common.js';
+import { rejectingBadInput } from './rejections.js';
 
 /** Query of `GET /v1/remit/corridors`. */
 export interface CorridorsParams {
@@ -98,3 +99,5 @@ export class MerchantRemittances {
     return this.#api.call(REMITTANCES_AGREEMENT, { query: { lang }, options });
   }
 }
+
+rejectingBadInput(MerchantRemittances);

@@ -3,6 +3,7 @@ import type { ApiPromise, CallOptions, EndpointCaller, ListOrderCheck, PagePromi
 import type { ExportReport, ReportDetail } from '../schemas/reports.js';
 import { REPORTS_LIST, REPORTS_RETRIEVE } from '../spec/endpoints.js';
 import { checkId, listQuery, type ListParams } from './guards.js';
+import { rejectingBadInput } from './rejections.js';
 
 /** Digits below the millisecond (`Date.parse` drops them), padded to nanoseconds. */
 function subMillisecond(timestamp: string): string {
@@ -72,3 +73,5 @@ export class Reports {
     return this.#api.call(REPORTS_RETRIEVE, { pathParams: { id: checkId(reportId, 'reportId') }, options });
   }
 }
+
+rejectingBadInput(Reports);

@@ -3,6 +3,7 @@ import type { AmountInput } from '../money.js';
 import type { FaucetCredit } from '../schemas/sandbox.js';
 import { SANDBOX_FAUCET } from '../spec/endpoints.js';
 import { checkObject, checkText, compact, optionalAmount } from './guards.js';
+import { rejectingBadInput } from './rejections.js';
 
 /** Body of `POST /v1/sandbox/faucet`. */
 export interface FaucetParams {
@@ -39,3 +40,5 @@ export class Sandbox {
     return this.#api.call(SANDBOX_FAUCET, { body, options });
   }
 }
+
+rejectingBadInput(Sandbox);

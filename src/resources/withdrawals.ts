@@ -2,6 +2,7 @@ import type { ApiPromise, CallOptions, EndpointCaller } from '../core/types.js';
 import type { Loose } from '../schemas/common.js';
 import { WITHDRAWALS_CONFIRM, WITHDRAWALS_FAIL } from '../spec/endpoints.js';
 import { bodyOrEmpty, checkId, type LooseBody } from './guards.js';
+import { rejectingBadInput } from './rejections.js';
 
 /**
  * Withdrawal confirm and fail without naming a member (no `x-on-behalf-of`): the `wdr_` id names
@@ -60,3 +61,5 @@ export class Withdrawals {
     });
   }
 }
+
+rejectingBadInput(Withdrawals);

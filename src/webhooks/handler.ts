@@ -1,5 +1,7 @@
 import { InvalidArgumentError } from '../core/errors.js';
-import { log, type Logger } from '../core/logger.js';
+import { resolveLogLevel } from '../core/log-level.js';
+import { leveledLogger, log, type Logger, type LogLevelSetting } from '../core/logger.js';
+import { envVar } from '../core/platform/runtime.js';
 import { createDeliveryCounter, type TelemetryOptions } from '../core/otel.js';
 import { WebhookParseError, WebhookSignatureError, WebhookTimeoutError } from './errors.js';
 import type { EventStore } from './event-store.js';
@@ -87,8 +89,17 @@ export interface WebhookHandlerOptions {
    * read. A body not complete by then is answered 408 and the connection closed.
    */
   readonly bodyTimeoutMs?: number;
-  /** Logger (`console`, pino, ...). Never receives bodies, OTP codes or signatures. */
+  /**
+   * Logger (`console`, pino, ...), as the client's: `console` by default. Never receives bodies,
+   * OTP codes or signatures.
+   */
   readonly logger?: Logger;
+  /**
+   * The least severe level passed to the logger, or `off`, as the client's `logLevel`: default
+   * `MERCHANT_API_LOG`, else `warn` (the missing `verify` at creation, a delivery rejected or
+   * malformed, a parsed body given instead of the raw bytes, a store failure).
+   */
+  readonly logLevel?: LogLevelSetting;
   /**
    * OpenTelemetry, as the client's `telemetry` option: counts deliveries in
    * `merchant_stablecoin.webhook.deliveries` by `outcome` (`processed`, `duplicate`, `in_progress`,
@@ -151,7 +162,7 @@ function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: 
     timeoutMs,
     warnAfterMs: options.warnAfterMs ?? Math.floor(timeoutMs * 0.75),
     claimTtlMs,
-    logger: options.logger,
+    logger: leveledLogger(options.logger ?? console, resolveLogLevel(options.logLevel, envVar)),
     maxBodyBytes,
     bodyTimeoutMs,
   };

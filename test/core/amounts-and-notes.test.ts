@@ -79,10 +79,12 @@ describe('case 11: a top-up note the service would cut at 300 characters is refu
   it('note plus reference_no that could pass 300 characters once merged: InvalidArgumentError, nothing sent', async () => {
     server.on('POST', '/v1/merchant/topups', { status: 201, body: topup });
     const note = 'x'.repeat(260);
-    expect(() => client.merchant.topups.create({ asset: 'USDT', channel: 'fiat', amount: '10', reference_no: reference, note })).toThrow(
-      InvalidArgumentError,
+    await expect(
+      client.merchant.topups.create({ asset: 'USDT', channel: 'fiat', amount: '10', reference_no: reference, note }),
+    ).rejects.toThrow(InvalidArgumentError);
+    await expect(client.merchant.topups.create({ asset: 'USDT', channel: 'fiat', amount: '10', note: 'y'.repeat(301) })).rejects.toThrow(
+      /note/,
     );
-    expect(() => client.merchant.topups.create({ asset: 'USDT', channel: 'fiat', amount: '10', note: 'y'.repeat(301) })).toThrow(/note/);
     expect(server.calls()).toHaveLength(0);
   });
 

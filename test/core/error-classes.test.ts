@@ -240,10 +240,10 @@ describe('failures without an error envelope', () => {
 });
 
 describe('errors raised before sending', () => {
-  it('InvalidArgumentError: names the argument first', () => {
+  it('InvalidArgumentError: names the argument first', async () => {
     let err: unknown;
     try {
-      void client.request({ method: 'GET', path: 'v1/assets' });
+      await client.request({ method: 'GET', path: 'v1/assets' });
     } catch (e) {
       err = e;
     }

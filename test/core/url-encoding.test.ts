@@ -19,15 +19,18 @@ afterEach(async () => {
   await server.close();
 });
 
-function refusal(call: () => unknown): InvalidArgumentError {
+/**
+ * What a call refused before sending rejected with: never a synchronous throw (every method that
+ * returns a promise reports bad input through it).
+ */
+async function refusal(call: () => PromiseLike<unknown>): Promise<InvalidArgumentError> {
+  let p: PromiseLike<unknown>;
   try {
-    const p = call();
-    if (p && typeof (p as Promise<unknown>).then === 'function') throw new Error('the call was not refused synchronously');
+    p = call();
   } catch (e) {
-    if (e instanceof InvalidArgumentError) return e;
-    throw e;
+    throw new Error(`the call threw synchronously instead of rejecting: ${String(e)}`, { cause: e });
   }
-  throw new Error('expected an InvalidArgumentError');
+  return refused(() => p);
 }
 
 async function refused(call: () => PromiseLike<unknown>): Promise<InvalidArgumentError> {
@@ -119,12 +122,12 @@ describe('raw request paths', () => {
     expect(server.calls()[0]!.url).toBe("/v1/odd/a%20b~!$&'()*+,;=:@");
   });
 
-  it('must start with "/" and hold no spaces, controls, non-ASCII or "#"', () => {
-    const start = refusal(() => client.request({ method: 'GET', path: 'v1/assets' }));
+  it('must start with "/" and hold no spaces, controls, non-ASCII or "#"', async () => {
+    const start = await refusal(() => client.request({ method: 'GET', path: 'v1/assets' }));
     expect(start.message).toBe('path: must start with "/".');
-    expect(refusal(() => client.request({ method: 'GET', path: undefined as unknown as string })).argument).toBe('path');
+    expect((await refusal(() => client.request({ method: 'GET', path: undefined as unknown as string }))).argument).toBe('path');
     for (const path of ['/v1/a b', '/v1/a\tb', '/v1/a\u007fb', '/v1/café', '/v1/a#b', '/v1/a\u0000']) {
-      const err = refusal(() => client.request({ method: 'GET', path }));
+      const err = await refusal(() => client.request({ method: 'GET', path }));
       expect(err.message, JSON.stringify(path)).toBe('path: must be percent-encoded ASCII without spaces or "#".');
     }
     expect(server.requests).toHaveLength(0);
@@ -145,11 +148,11 @@ describe('raw request paths', () => {
           '/v1/a/.%2e',
           '/v1/%2e/x',
         ]) {
-          const err = refusal(() => c.request({ method: 'POST', path, body: {} }));
+          const err = await refusal(() => c.request({ method: 'POST', path, body: {} }));
           expect(err.argument, path).toBe('path');
           expect(err.message, path).toBe('path: must not contain "." or ".." segments, encoded or not (URL parsers resolve them).');
         }
-        expect(refusal(() => c.request({ method: 'POST', path: '/v1/a\\..\\withdrawals', body: {} })).message).toBe(
+        expect((await refusal(() => c.request({ method: 'POST', path: '/v1/a\\..\\withdrawals', body: {} }))).message).toBe(
           'path: must not contain "\\" (URL parsers read it as "/").',
         );
       }

@@ -102,7 +102,7 @@ export function describeScenarios(mode: Mode): void {
 
     it('conversion: a quote_id key is refused before anything is sent', async () => {
       const params = { from_asset: 'USDT', to_asset: 'USDC', from_amount: '1', quote_id: null } as never;
-      expect(() => client.merchant.conversions.create(params)).toThrow(InvalidArgumentError);
+      await expect(client.merchant.conversions.create(params)).rejects.toThrow(InvalidArgumentError);
       expect(sandbox.requests).toHaveLength(0);
     });
 
@@ -222,7 +222,7 @@ export function describeScenarios(mode: Mode): void {
 
     it('an address over 200 characters is refused before sending', async () => {
       sandbox.state.seedMember({ external_member_id: 'wd-3', balances: { USDT: { available: '5' } } });
-      expect(() => client.member('wd-3').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'x'.repeat(201) })).toThrow(
+      await expect(client.member('wd-3').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'x'.repeat(201) })).rejects.toThrow(
         InvalidArgumentError,
       );
       expect(sent('POST', '/v1/withdrawals')).toHaveLength(0);
@@ -405,7 +405,7 @@ export function describeScenarios(mode: Mode): void {
       expect((tooHigh as ApiError).attempts).toBe(1);
 
       const before = sandbox.requests.length;
-      expect(() => member.cards.updateLimits(card.id, { single: '300', daily: '200' })).toThrow(InvalidArgumentError);
+      await expect(member.cards.updateLimits(card.id, { single: '300', daily: '200' })).rejects.toThrow(InvalidArgumentError);
       expect(sandbox.requests.length).toBe(before);
       // PATCH carries no idempotency key (none is listed) but is signed.
       const patches = sent('PATCH', `/v1/cards/${card.id}/limits`);

@@ -78,9 +78,9 @@ describe('both forms stay', () => {
 
   it('the merchant form checks its arguments before sending', async () => {
     const { sandbox, client } = await serve();
-    expect(() => client.withdrawals.confirm('')).toThrow(/withdrawalId/);
-    expect(() => client.withdrawals.fail(' ')).toThrow(/withdrawalId/);
-    expect(() => client.withdrawals.fail('wdr_1', 'x' as never)).toThrow(/params/);
+    await expect(client.withdrawals.confirm('')).rejects.toThrow(/withdrawalId/);
+    await expect(client.withdrawals.fail(' ')).rejects.toThrow(/withdrawalId/);
+    await expect(client.withdrawals.fail('wdr_1', 'x' as never)).rejects.toThrow(/params/);
     expect(sandbox.requests.filter((r) => r.path.startsWith('/v1/withdrawals/'))).toHaveLength(0);
   });
 });

@@ -15,11 +15,14 @@ afterEach(async () => {
   await server.close();
 });
 
-/** The call throws InvalidArgumentError naming `argument`, and nothing reached the server. */
-function rejected(argument: string, call: () => unknown): void {
+/**
+ * The call fails with InvalidArgumentError naming `argument`, and nothing reached the server: a
+ * rejected promise from a method that returns one, a throw from a synchronous factory (`member()`).
+ */
+async function rejected(argument: string, call: () => unknown): Promise<void> {
   let thrown: unknown;
   try {
-    call();
+    await call();
   } catch (err) {
     thrown = err;
   }
@@ -40,46 +43,46 @@ describe('member view', () => {
     ['a\u0000b', 'NUL'],
     ['a\u007fb', 'DEL'],
     ['用户', 'not Latin-1'],
-  ])('rejects %j (%s) before any send', (id) => {
-    rejected('memberId', () => client.member(id));
+  ])('rejects %j (%s) before any send', async (id) => {
+    await rejected('memberId', () => client.member(id));
   });
-  it('rejects a non-string at run time', () => {
-    rejected('memberId', () => client.member(42 as Any));
+  it('rejects a non-string at run time', async () => {
+    await rejected('memberId', () => client.member(42 as Any));
   });
-  it('keeps the id exactly as given', () => {
+  it('keeps the id exactly as given', async () => {
     expect(client.member(' ext-1 ').memberId).toBe(' ext-1 ');
   });
 });
 
 describe('merchant conversion', () => {
   const base = { from_asset: 'USDT', to_asset: 'USDC', from_amount: '100' };
-  it.each([['q_1'], [''], [null], [undefined]])('rejects any presence of quote_id (%j)', (value) => {
-    rejected('quote_id', () => client.merchant.conversions.create({ ...base, quote_id: value } as Any));
+  it.each([['q_1'], [''], [null], [undefined]])('rejects any presence of quote_id (%j)', async (value) => {
+    await rejected('quote_id', () => client.merchant.conversions.create({ ...base, quote_id: value } as Any));
   });
-  it('rejects the same asset on both sides, ignoring case', () => {
-    rejected('to_asset', () => client.merchant.conversions.create({ ...base, to_asset: 'usdt' }));
+  it('rejects the same asset on both sides, ignoring case', async () => {
+    await rejected('to_asset', () => client.merchant.conversions.create({ ...base, to_asset: 'usdt' }));
   });
-  it.each([['0'], ['-1'], ['1e3'], [' 1'], ['']])('rejects from_amount %j', (amount) => {
-    rejected('from_amount', () => client.merchant.conversions.create({ ...base, from_amount: amount }));
+  it.each([['0'], ['-1'], ['1e3'], [' 1'], ['']])('rejects from_amount %j', async (amount) => {
+    await rejected('from_amount', () => client.merchant.conversions.create({ ...base, from_amount: amount }));
   });
-  it('rejects a number amount', () => {
-    rejected('from_amount', () => client.merchant.conversions.create({ ...base, from_amount: 100 as Any }));
+  it('rejects a number amount', async () => {
+    await rejected('from_amount', () => client.merchant.conversions.create({ ...base, from_amount: 100 as Any }));
   });
 });
 
 describe('card activation', () => {
-  it.each([['13/29'], ['00/29'], ['7/29'], ['07/2029'], ['0729'], [''], [' 07/29']])('rejects expiry %j', (expiry) => {
-    rejected('expiry', () => m().cards.activate('crd_1', { expiry, pin: '1234' }));
+  it.each([['13/29'], ['00/29'], ['7/29'], ['07/2029'], ['0729'], [''], [' 07/29']])('rejects expiry %j', async (expiry) => {
+    await rejected('expiry', () => m().cards.activate('crd_1', { expiry, pin: '1234' }));
   });
-  it.each([[''], [undefined], [1234]])('rejects pin %j', (pin) => {
-    rejected('pin', () => m().cards.activate('crd_1', { expiry: '07/29', pin: pin as Any }));
+  it.each([[''], [undefined], [1234]])('rejects pin %j', async (pin) => {
+    await rejected('pin', () => m().cards.activate('crd_1', { expiry: '07/29', pin: pin as Any }));
   });
-  it('never echoes the PIN in an error message', () => {
+  it('never echoes the PIN in an error message', async () => {
     const messages: string[] = [];
     for (const expiry of ['13/29', 'bad']) {
       try {
-        // The guard throws before any promise exists.
-        void m().cards.activate('crd_1', { expiry, pin: '987654' });
+        // The guard refuses it before anything is sent; the call's promise rejects.
+        await m().cards.activate('crd_1', { expiry, pin: '987654' });
       } catch (err) {
         messages.push(JSON.stringify(err) + String(err));
       }
@@ -96,15 +99,15 @@ describe('card activation', () => {
 });
 
 describe('card limits', () => {
-  it.each([['abc'], ['0.5'], ['0.99'], ['0.00'], ['-1'], ['1e3'], ['']])('rejects single %j', (single) => {
-    rejected('single', () => m().cards.updateLimits('crd_1', { single }));
+  it.each([['abc'], ['0.5'], ['0.99'], ['0.00'], ['-1'], ['1e3'], ['']])('rejects single %j', async (single) => {
+    await rejected('single', () => m().cards.updateLimits('crd_1', { single }));
   });
-  it('rejects a number', () => {
-    rejected('daily', () => m().cards.updateLimits('crd_1', { daily: 5 as Any }));
+  it('rejects a number', async () => {
+    await rejected('daily', () => m().cards.updateLimits('crd_1', { daily: 5 as Any }));
   });
-  it('rejects single > daily and daily > monthly when neither is 0', () => {
-    rejected('daily', () => m().cards.updateLimits('crd_1', { single: '100.01', daily: '100' }));
-    rejected('monthly', () => m().cards.updateLimits('crd_1', { daily: '500', monthly: new Decimal('499.99') }));
+  it('rejects single > daily and daily > monthly when neither is 0', async () => {
+    await rejected('daily', () => m().cards.updateLimits('crd_1', { single: '100.01', daily: '100' }));
+    await rejected('monthly', () => m().cards.updateLimits('crd_1', { daily: '500', monthly: new Decimal('499.99') }));
   });
   it('accepts 0 anywhere, exactly one unit, and equal levels', async () => {
     server.on('PATCH', '/v1/cards/crd_1/limits', { body: { id: 'crd_1', accepted: true } });
@@ -121,16 +124,16 @@ describe('card limits', () => {
 
 describe('withdrawal', () => {
   const base = { asset: 'USDT', amount: '1', to_address: 'T' };
-  it('rejects an empty or blank to_address and one over 200 characters', () => {
-    rejected('to_address', () => m().withdrawals.create({ ...base, to_address: '' }));
-    rejected('to_address', () => m().withdrawals.create({ ...base, to_address: ' \t\n' }));
-    rejected('to_address', () => m().withdrawals.create({ ...base, to_address: 'x'.repeat(201) }));
+  it('rejects an empty or blank to_address and one over 200 characters', async () => {
+    await rejected('to_address', () => m().withdrawals.create({ ...base, to_address: '' }));
+    await rejected('to_address', () => m().withdrawals.create({ ...base, to_address: ' \t\n' }));
+    await rejected('to_address', () => m().withdrawals.create({ ...base, to_address: 'x'.repeat(201) }));
   });
-  it.each([['0'], ['0.000'], ['-5'], ['abc']])('rejects amount %j', (amount) => {
-    rejected('amount', () => m().withdrawals.create({ ...base, amount }));
+  it.each([['0'], ['0.000'], ['-5'], ['abc']])('rejects amount %j', async (amount) => {
+    await rejected('amount', () => m().withdrawals.create({ ...base, amount }));
   });
-  it('rejects a number amount', () => {
-    rejected('amount', () => m().withdrawals.create({ ...base, amount: 25.5 as Any }));
+  it('rejects a number amount', async () => {
+    await rejected('amount', () => m().withdrawals.create({ ...base, amount: 25.5 as Any }));
   });
   it('accepts exactly 200 characters', async () => {
     server.on('POST', '/v1/withdrawals', {
@@ -144,15 +147,15 @@ describe('withdrawal', () => {
 
 describe('top-up declaration', () => {
   const base = { asset: 'USDT', amount: '1' };
-  it('rejects more than 20 integer digits or 12 decimals, zero and negatives', () => {
-    rejected('amount', () => client.merchant.topups.create({ ...base, amount: '1'.repeat(21) }));
-    rejected('amount', () => client.merchant.topups.create({ ...base, amount: '1.1234567890123' }));
-    rejected('amount', () => client.merchant.topups.create({ ...base, amount: '0' }));
-    rejected('amount', () => client.merchant.topups.create({ ...base, amount: '-1' }));
+  it('rejects more than 20 integer digits or 12 decimals, zero and negatives', async () => {
+    await rejected('amount', () => client.merchant.topups.create({ ...base, amount: '1'.repeat(21) }));
+    await rejected('amount', () => client.merchant.topups.create({ ...base, amount: '1.1234567890123' }));
+    await rejected('amount', () => client.merchant.topups.create({ ...base, amount: '0' }));
+    await rejected('amount', () => client.merchant.topups.create({ ...base, amount: '-1' }));
   });
-  it('rejects reference_no over 64 characters and a channel other than chain/fiat', () => {
-    rejected('reference_no', () => client.merchant.topups.create({ ...base, reference_no: 'r'.repeat(65) }));
-    rejected('channel', () => client.merchant.topups.create({ ...base, channel: 'FIAT' as Any }));
+  it('rejects reference_no over 64 characters and a channel other than chain/fiat', async () => {
+    await rejected('reference_no', () => client.merchant.topups.create({ ...base, reference_no: 'r'.repeat(65) }));
+    await rejected('channel', () => client.merchant.topups.create({ ...base, channel: 'FIAT' as Any }));
   });
   it('accepts the limits exactly, keeping the amount text unchanged', async () => {
     server.on('POST', '/v1/merchant/topups', {
@@ -166,10 +169,10 @@ describe('top-up declaration', () => {
 });
 
 describe('pagination limit', () => {
-  it.each([[0], [1.5], [-1], ['10'], [1e21], [Number.POSITIVE_INFINITY]])('rejects limit %j', (limit) => {
-    rejected('limit', () => client.reports.list({ limit: limit as Any }));
-    rejected('limit', () => m().remittances.list({ limit: limit as Any }));
-    rejected('limit', () => client.assets.list({ limit: limit as Any }));
+  it.each([[0], [1.5], [-1], ['10'], [1e21], [Number.POSITIVE_INFINITY]])('rejects limit %j', async (limit) => {
+    await rejected('limit', () => client.reports.list({ limit: limit as Any }));
+    await rejected('limit', () => m().remittances.list({ limit: limit as Any }));
+    await rejected('limit', () => client.assets.list({ limit: limit as Any }));
   });
   it('accepts 1, 100, and above 100 as given (the service serves at most 100)', async () => {
     server.on('GET', '/v1/reports', { body: { data: [], next_cursor: null, has_more: false } });
@@ -187,30 +190,30 @@ describe('pagination limit', () => {
 });
 
 describe('ids and other checks', () => {
-  it.each([[''], ['  ']])('rejects path id %j', (id) => {
-    rejected('remittanceId', () => m().remittances.cancel(id));
-    rejected('cardId', () => m().cards.unfreeze(id));
-    rejected('reportId', () => client.reports.retrieve(id));
-    rejected('productId', () => m().cards.productQuote(id));
+  it.each([[''], ['  ']])('rejects path id %j', async (id) => {
+    await rejected('remittanceId', () => m().remittances.cancel(id));
+    await rejected('cardId', () => m().cards.unfreeze(id));
+    await rejected('reportId', () => client.reports.retrieve(id));
+    await rejected('productId', () => m().cards.productQuote(id));
   });
-  it('rejects an empty bank search, reason=close on card withdrawals, and a non-string new_total', () => {
-    rejected('q', () => client.remittances.swiftSearch({ q: '' }));
-    rejected('reason', () => m().cards.withdraw('crd_1', { reason: 'close' }));
-    rejected('new_total', () => m().remittances.reconfirm('rmt_1', { new_total: 101.2 as Any }));
+  it('rejects an empty bank search, reason=close on card withdrawals, and a non-string new_total', async () => {
+    await rejected('q', () => client.remittances.swiftSearch({ q: '' }));
+    await rejected('reason', () => m().cards.withdraw('crd_1', { reason: 'close' }));
+    await rejected('new_total', () => m().remittances.reconfirm('rmt_1', { new_total: 101.2 as Any }));
   });
-  it('rejects a KYC profile that is not an object', () => {
-    rejected('profile', () => m().kyc.submitApplication({ profile: null as Any }));
-    rejected('profile', () => m().kyc.submitApplication({ profile: [] as Any }));
+  it('rejects a KYC profile that is not an object', async () => {
+    await rejected('profile', () => m().kyc.submitApplication({ profile: null as Any }));
+    await rejected('profile', () => m().kyc.submitApplication({ profile: [] as Any }));
   });
-  it('rejects a faucet amount given as a number', () => {
-    rejected('amount', () => client.sandbox.faucet({ asset: 'USDT', amount: 5 as Any }));
+  it('rejects a faucet amount given as a number', async () => {
+    await rejected('amount', () => client.sandbox.faucet({ asset: 'USDT', amount: 5 as Any }));
   });
 });
 
 describe('loose arguments refused before sending', () => {
-  it('a KYC card product id that is not a string, a status query value that is an object, a list cursor that is not a string', () => {
-    rejected('card_product_id', () => m().kyc.submitApplication({ card_product_id: 5 as Any, profile: {} }));
-    rejected('x', () => m().kyc.status({ x: { nested: true } as Any }));
-    rejected('cursor', () => client.reports.list({ cursor: 5 as Any }));
+  it('a KYC card product id that is not a string, a status query value that is an object, a list cursor that is not a string', async () => {
+    await rejected('card_product_id', () => m().kyc.submitApplication({ card_product_id: 5 as Any, profile: {} }));
+    await rejected('x', () => m().kyc.status({ x: { nested: true } as Any }));
+    await rejected('cursor', () => client.reports.list({ cursor: 5 as Any }));
   });
 });

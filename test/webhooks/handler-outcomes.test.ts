@@ -41,7 +41,7 @@ function recordingStore(claimResult: unknown = 'claimed') {
 
 function handlerWith(options: Partial<WebhookHandlerOptions> & Pick<WebhookHandlerOptions, 'onEvent'>) {
   const log = recordingLogger();
-  const handler = createWebhookHandler({ verify: () => true, ...options, logger: log.logger });
+  const handler = createWebhookHandler({ verify: () => true, logLevel: 'debug', ...options, logger: log.logger });
   return { handler, log };
 }
 

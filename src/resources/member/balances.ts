@@ -3,6 +3,7 @@ import type { BalanceRow, BalancesEnvelope } from '../../schemas/balances.js';
 import { BALANCES_LIST } from '../../spec/endpoints.js';
 import { mapApiPromise } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
+import { rejectingBadInput } from '../rejections.js';
 
 /** Balances of one member (`GET /v1/balances`). */
 export class MemberBalances {
@@ -41,3 +42,5 @@ export class MemberBalances {
     return this.#api.send(BALANCES_LIST, { options });
   }
 }
+
+rejectingBadInput(MemberBalances);

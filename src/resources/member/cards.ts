@@ -17,6 +17,7 @@ import {
 } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
 import { activationBody, checkLimitOrder, limitValue } from './card-guards.js';
+import { rejectingBadInput } from '../rejections.js';
 
 /** Body of `POST /v1/cards/{id}/activate`. */
 export interface CardActivateParams {
@@ -289,3 +290,5 @@ export class MemberCards {
     return this.#api.send(E.CARDS_UPDATE_LIMITS, { pathParams: { id }, body, options });
   }
 }
+
+rejectingBadInput(MemberCards);

@@ -3,6 +3,7 @@ import type { Loose } from '../../schemas/common.js';
 import { DEPOSITS_DECLARE } from '../../spec/endpoints.js';
 import { checkObject, type LooseBody } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
+import { rejectingBadInput } from '../rejections.js';
 
 /** Deposits of one member. */
 export class MemberDeposits {
@@ -30,3 +31,5 @@ export class MemberDeposits {
     return this.#api.send(DEPOSITS_DECLARE, { body: checkObject(params, 'params'), options });
   }
 }
+
+rejectingBadInput(MemberDeposits);

@@ -3,6 +3,7 @@ import type { Loose } from '../../schemas/common.js';
 import { EXCHANGE_ORDER, EXCHANGE_QUOTE } from '../../spec/endpoints.js';
 import { checkObject, type LooseBody } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
+import { rejectingBadInput } from '../rejections.js';
 
 /** Body of `POST /v1/exchange/quotes`: only `lock` is named by the spec; other keys pass through. */
 export interface ExchangeQuoteParams {
@@ -48,3 +49,5 @@ export class MemberExchange {
     return this.#api.send(EXCHANGE_ORDER, { body: checkObject(params, 'params'), options });
   }
 }
+
+rejectingBadInput(MemberExchange);

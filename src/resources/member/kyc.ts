@@ -4,6 +4,7 @@ import type { KycApplication, QuickKycResult } from '../../schemas/kyc.js';
 import { KYC_CREATE_SESSION, KYC_QUICK_BIND, KYC_STATUS, KYC_SUBMIT_APPLICATION } from '../../spec/endpoints.js';
 import { bodyOrEmpty, checkObject, checkQuery, checkOptionalText, compact, type LooseBody, type LooseQuery } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
+import { rejectingBadInput } from '../rejections.js';
 
 /** Body of `POST /v1/kyc/applications`. */
 export interface KycApplicationParams {
@@ -113,3 +114,5 @@ export class MemberKyc {
     return this.#api.send(KYC_CREATE_SESSION, { body: bodyOrEmpty(params), options });
   }
 }
+
+rejectingBadInput(MemberKyc);

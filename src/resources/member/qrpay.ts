@@ -14,6 +14,7 @@ import {
   type LooseQuery,
 } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
+import { rejectingBadInput } from '../rejections.js';
 
 /** Payer keys the service accepts for a QR quote (unknown keys are discarded by the service). */
 export interface QrPayer {
@@ -157,3 +158,5 @@ export class MemberQrpay {
     return this.#api.send(QRPAY_PAY, { body: checkObject(params, 'params'), options });
   }
 }
+
+rejectingBadInput(MemberQrpay);

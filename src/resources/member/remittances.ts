@@ -10,6 +10,7 @@ import type {
 import * as E from '../../spec/endpoints.js';
 import { amount, checkId, checkObject, checkQuery, looseListQuery, type ListParams, type LooseBody, type LooseQuery } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
+import { rejectingBadInput } from '../rejections.js';
 
 /** Body of `POST /v1/remit/payees`: `clearing_system` is named; other keys pass through. */
 export interface PayeeCreateParams {
@@ -186,3 +187,5 @@ export class MemberRemittances {
     return this.#api.send(E.REMITTANCES_APPLY_PERSONAL_ACCOUNT, { body: {}, options });
   }
 }
+
+rejectingBadInput(MemberRemittances);

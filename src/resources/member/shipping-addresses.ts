@@ -3,6 +3,7 @@ import type { Loose } from '../../schemas/common.js';
 import { SHIPPING_ADDRESSES_UPDATE } from '../../spec/endpoints.js';
 import { checkId, checkObject } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
+import { rejectingBadInput } from '../rejections.js';
 
 /**
  * Body of `PATCH /v1/shipping-addresses/{id}`: the fields the spec's example names. Which six are
@@ -61,3 +62,5 @@ export class MemberShippingAddresses {
     });
   }
 }
+
+rejectingBadInput(MemberShippingAddresses);

@@ -17,6 +17,7 @@ import {
   type LooseQuery,
 } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
+import { rejectingBadInput } from '../rejections.js';
 
 /** Body of `POST /v1/withdrawals`. */
 export interface WithdrawalCreateParams {
@@ -135,3 +136,5 @@ export class MemberWithdrawals {
     return this.#api.loosePage(WITHDRAWALS_ADDRESSES, { query: looseListQuery(params), options });
   }
 }
+
+rejectingBadInput(MemberWithdrawals);
