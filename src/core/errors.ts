@@ -224,11 +224,23 @@ function pickExtras(body: Readonly<Record<string, unknown>>): Record<string, unk
 
 /**
  * Narrows an unknown error to an {@link ApiError}, optionally of one code, with typed extras.
+ * `code` is one of the spec's codes ({@link ErrorCode}), so a typo (`'insufficient_balanse'`)
+ * does not compile. For a code this SDK version does not know yet (the service may add codes),
+ * compare it yourself: `isApiError(err) && err.code === 'new_code'`.
  *
  * @example
  * if (isApiError(err, 'step_up_required')) redirect(err.extras.hosted_url);
  */
-export function isApiError<C extends ErrorCode | (string & {})>(err: unknown, code?: C): err is ApiError<C> {
+export function isApiError(err: unknown): err is ApiError;
+/**
+ * Narrows an unknown error to an {@link ApiError} of one of the spec's codes, with its typed
+ * extras. A typo of a code does not compile.
+ *
+ * @example
+ * if (isApiError(err, 'limit_exceeded')) console.log(err.extras.limit_type);
+ */
+export function isApiError<C extends ErrorCode>(err: unknown, code: C): err is ApiError<C>;
+export function isApiError(err: unknown, code?: ErrorCode): err is ApiError {
   return err instanceof ApiError && (code === undefined || err.code === code);
 }
 

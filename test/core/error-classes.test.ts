@@ -134,7 +134,10 @@ describe('ApiError', () => {
     const err = await failure(withdraw());
     expect(isApiError(err)).toBe(true);
     expect(isApiError(err, 'state_invalid')).toBe(true);
+    // @ts-expect-error A typo of a known code does not compile.
     expect(isApiError(err, 'state')).toBe(false);
+    // A code this SDK version does not know: compared by hand.
+    expect(isApiError(err) && err.code === 'a_code_added_later').toBe(false);
     expect(isApiError(new Error('state_invalid'))).toBe(false);
     expect(isApiError({ code: 'state_invalid' }, 'state_invalid')).toBe(false);
   });

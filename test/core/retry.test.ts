@@ -277,7 +277,8 @@ describe('unknown codes outside the catalogue', () => {
       .member('ext-1')
       .kyc.submitApplication({ profile: {}, card_product_id: 'cpd_x' })
       .catch((e: unknown) => e);
-    expect(isApiError(err, 'card_product_not_found')).toBe(true);
+    // Named in the endpoint's section, not in the 50-code catalogue: compared by hand.
+    expect(isApiError(err) && err.code === 'card_product_not_found').toBe(true);
     expect(server.calls()).toHaveLength(1);
   });
 });

@@ -162,7 +162,7 @@ describe('documented error codes surface as ApiError with that code', () => {
           () => undefined,
           (e: unknown) => e,
         );
-        expect(isApiError(err, code)).toBe(true);
+        expect(isApiError(err) && err.code === code).toBe(true);
         expect(err).toMatchObject({ code, status, requestId: `req_${code}` });
         expect(server.calls()).toHaveLength(1);
       });

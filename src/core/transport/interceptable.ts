@@ -1,5 +1,6 @@
 import { activeInterception } from '../platform/interception.js';
 import type { Transport, TransportRequest, TransportResponse } from '../transport.js';
+import { AttemptRefusedError } from './fetch.js';
 
 /** Where the Node transport says, once, that an active interceptor cannot see its requests. */
 export type InterceptionReport = (message: string) => void;
@@ -30,7 +31,8 @@ export class InterceptableTransport implements Transport {
   send(req: TransportRequest): Promise<TransportResponse> {
     const interception = activeInterception();
     if (interception === undefined) return this.#direct.send(req);
-    if (interception === 'fetch' && this.#intercepted !== undefined) return this.#intercepted.send(req);
+    if (interception === 'fetch' && this.#intercepted !== undefined)
+      return this.#intercepted.send(req).then(refusedByInterceptor, failedInInterceptor);
     if (!this.#reported) {
       this.#reported = true;
       this.#report(
@@ -45,4 +47,42 @@ export class InterceptableTransport implements Transport {
   async close(): Promise<void> {
     await Promise.all([this.#direct.close(), this.#intercepted?.close()]);
   }
+}
+
+/**
+ * msw's answer when its `onUnhandledRequest` callback (or a handler) throws: a 500 whose body is
+ * the thrown error (`{ name, message, stack }`), not the service's envelope (`type`, `code`,
+ * `request_id`). The request never left the test process: refused, not sent, never retried, with
+ * msw's words as the cause.
+ */
+function refusedByInterceptor(res: TransportResponse): TransportResponse {
+  if (res.status !== 500) return res;
+  let body: unknown;
+  try {
+    body = JSON.parse(res.body);
+  } catch {
+    return res;
+  }
+  const b = body as Record<string, unknown> | null;
+  if (b === null || typeof b !== 'object' || typeof b['name'] !== 'string' || typeof b['message'] !== 'string') return res;
+  if ('code' in b || 'type' in b || 'request_id' in b) return res;
+  const thrown = new Error(`${b['message']} (thrown inside the request interceptor: msw answered 500 "Unhandled Exception")`);
+  thrown.name = b['name'];
+  throw new AttemptRefusedError(thrown);
+}
+
+/**
+ * An interceptor that cannot run on this runtime (msw 3 on Node 20: `Promise.withResolvers is not
+ * a function`) fails inside `fetch` before anything is sent: refused, never retried, said plainly.
+ */
+function failedInInterceptor(err: unknown): never {
+  const inner = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  if (inner instanceof TypeError && /withResolvers is not a function/.test(inner.message)) {
+    const unsupported = new Error(
+      `the request interceptor cannot run on this Node.js (${inner.message}): msw 3 needs Node.js 22.12 or later; use msw 2 on older lines`,
+      { cause: err },
+    );
+    throw new AttemptRefusedError(unsupported);
+  }
+  throw err;
 }
