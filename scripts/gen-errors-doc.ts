@@ -47,9 +47,22 @@ export const RETRY_CLASS_TEXT: Readonly<Record<RetryClass, { sdk: string; you: s
     sdk: 'Never retried automatically: the end user must act first.',
     you: 'Send the end user to `err.extras.hosted_url`; after the hosted screen is completed, call again **with the same key** (`err.idempotencyKey`). See [idempotency and retries](idempotency-and-retries.md#retrying-after-step_up_required).',
   },
+  same_key_later: {
+    sdk: "Never retried automatically. Only on an endpoint whose spec says the code is not stored under the key (see Endpoint overrides): there the catalogue's `new_key` becomes this class.",
+    you: 'Call again later **with the same key** (`err.idempotencyKey`): nothing was stored under it, so it executes then, and the key still guards against a second execution.',
+  },
 };
 
-const CLASS_ORDER: readonly RetryClass[] = ['same_key', 'after_wait', 'reauth', 'after_step_up', 'new_key', 'never', 'fatal'];
+const CLASS_ORDER: readonly RetryClass[] = [
+  'same_key',
+  'after_wait',
+  'reauth',
+  'after_step_up',
+  'same_key_later',
+  'new_key',
+  'never',
+  'fatal',
+];
 
 function escapeCell(text: string): string {
   return text.replace(/\|/g, '\\|');
@@ -74,6 +87,11 @@ function overrideRows(): string[] {
     } else if (e.retry === 'never') {
       rows.push(
         `| \`${e.method} ${e.path}\` | \`${sdkCall(e.id)}\` | nothing that may have reached the service is retried (429 still waits and retries: nothing ran) | every \`same_key\` code: \`${retryClassFor('api_error', 500, e)}\` |`,
+      );
+    } else if (e.unstoredCodes?.length) {
+      const classes = e.unstoredCodes.map((c) => `\`${c}\`: \`${retryClassFor(c, 400, e)}\``).join(', ');
+      rows.push(
+        `| \`${e.method} ${e.path}\` | \`${sdkCall(e.id)}\` | not stored under the key: ${e.unstoredCodes.map((c) => `\`${c}\``).join(', ')} (the same key may be retried; not retried automatically) | ${classes} |`,
       );
     } else if (e.noRetryCodes?.length) {
       // Unknown codes are treated as api_error, so they follow an api_error override too.
@@ -138,9 +156,9 @@ export function renderErrorsDoc(): string {
     '',
     '## Endpoint overrides',
     '',
-    'Where the spec warns that a 500 is a business answer, or that failures count against the customer,',
-    'the endpoint descriptor in `src/spec/endpoints.ts` overrides the table above (a declarative `retry`,',
-    '`noRetryCodes` or `lockout` setting).',
+    'Where the spec warns that a 500 is a business answer, that failures count against the customer, or',
+    'that a failure is not stored under the key, the endpoint descriptor in `src/spec/endpoints.ts`',
+    'overrides the table above (a declarative `retry`, `noRetryCodes`, `lockout` or `unstoredCodes` setting).',
     '`err.retryClass` is derived from the same rules the retry loop applies, so it shows the override:',
     '',
     '| Endpoint | SDK method | Override | `retryClass` on this endpoint |',

@@ -114,7 +114,7 @@ export class AttemptRunner {
   }
 
   /** The call's `timeoutMs` and `maxRetries`: its options', else the client's. */
-  budgetOf(call: PreparedCall): CallBudget {
+  budgetOf(call: Pick<PreparedCall, 'options'>): CallBudget {
     return {
       timeoutMs: call.options?.timeoutMs ?? this.#settings.timeoutMs,
       maxRetries: call.options?.maxRetries ?? this.#settings.maxRetries,

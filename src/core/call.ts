@@ -68,6 +68,32 @@ function resolveIdempotencyKey(given: string | undefined): string {
   return given;
 }
 
+/**
+ * Whether the spec gives the endpoint no idempotency key: a read (GET, HEAD: the key is for
+ * writes that create an object or move funds), or a write it says takes none (`takesNoKey`).
+ */
+function takesNoKey(endpoint: EndpointDescriptor<unknown>): boolean {
+  return endpoint.takesNoKey === true || endpoint.method === 'GET' || endpoint.method === 'HEAD';
+}
+
+/**
+ * The key every attempt of the call sends: where the endpoint takes one, the caller's (shape
+ * checked) or a new v4 one; on a keyless write whose requirement the spec does not show, the
+ * caller's own key as given (a raw `request()` that names one is such a call, made keyed); none
+ * otherwise. A caller's key where the spec gives the endpoint none is refused.
+ */
+function keyOf(endpoint: EndpointDescriptor<unknown>, given: string | undefined): string | undefined {
+  if (endpoint.idempotent) return resolveIdempotencyKey(given);
+  if (given === undefined) return undefined;
+  if (takesNoKey(endpoint)) {
+    throw new InvalidArgumentError(
+      'idempotencyKey',
+      `${endpoint.method} ${endpoint.path} takes no idempotency key (the spec gives it none); remove the option. Nothing was sent.`,
+    );
+  }
+  return resolveIdempotencyKey(given);
+}
+
 function checkExtraHeaders(headers: Readonly<Record<string, string>> | undefined): void {
   if (headers === undefined) return;
   for (const name of Object.keys(headers)) {
@@ -115,8 +141,8 @@ export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArg
   const body = args.body === undefined ? undefined : serialise(args.body);
   // Every method but GET and HEAD, except the token exchange (its descriptor says `unsigned`).
   const signed = endpoint.unsigned !== true && isSignedMethod(endpoint.method);
-  const keyed = endpoint.idempotent || options?.idempotencyKey !== undefined;
   checkExtraHeaders(options?.headers);
+  const idempotencyKey = keyOf(endpoint, options?.idempotencyKey);
   return {
     // Member-scoped methods hang off the member view; the trace names the namespace and method.
     name: endpoint.id.startsWith('member.') ? endpoint.id.slice('member.'.length) : endpoint.id,
@@ -125,7 +151,7 @@ export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArg
     path: basePath + filled,
     body,
     signed,
-    idempotencyKey: keyed ? resolveIdempotencyKey(options?.idempotencyKey) : undefined,
+    idempotencyKey,
     member,
     bucket: bucket ?? bucketOf(endpoint.method, filled),
     subKey: subLimitOf(endpoint.method, filled, member),

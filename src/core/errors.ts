@@ -485,7 +485,8 @@ export class PaginationRestartError extends MerchantSdkError {
  * - `missing_cursor`: `has_more: true` without a `next_cursor`;
  * - `repeated_cursor`: a `next_cursor` the iteration already followed (the next request would
  *   repeat an earlier one);
- * - `empty_pages`: `has_more: true` with no items, several pages in a row.
+ * - `empty_pages`: `has_more: true` with no items (each page with a new cursor) for longer than
+ *   the list call's own deadline, `timeoutMs × (maxRetries + 1)`, since the last page with items.
  */
 export type PaginationStallReason = 'missing_cursor' | 'repeated_cursor' | 'empty_pages';
 
@@ -515,5 +516,5 @@ export class PaginationStalledError extends MerchantSdkError {
 const STALL_TEXT: Readonly<Record<PaginationStallReason, string>> = {
   missing_cursor: 'it reported has_more: true without a next_cursor',
   repeated_cursor: 'it answered a next_cursor that this iteration already followed',
-  empty_pages: 'it answered has_more: true with no items several pages in a row',
+  empty_pages: "it answered has_more: true with no items for longer than the list call's deadline (timeoutMs × (maxRetries + 1))",
 };

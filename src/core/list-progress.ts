@@ -1,8 +1,11 @@
 import { PaginationRestartError, PaginationStalledError } from './errors.js';
 import type { ListOrderCheck, Page } from './types.js';
 
-/** `has_more: true` pages without items in a row that count as no progress. */
-const MAX_EMPTY_PAGES = 3;
+/**
+ * How long a run of empty `has_more: true` pages may last when the iteration is given no budget:
+ * the default call deadline, `timeoutMs × (maxRetries + 1)` = 30 s × 3.
+ */
+const DEFAULT_STALL_BUDGET_MS = 90_000;
 /** Cursors followed that are remembered, to catch a cycle between a few cursors. */
 const RECENT_CURSORS = 4;
 
@@ -16,6 +19,14 @@ export interface ListProgressOptions<T> {
   readonly identity: (item: T) => string | undefined;
   /** The cursor the iteration started from (undefined: the first page). */
   readonly start?: string | undefined;
+  /**
+   * How long (ms) the list may answer empty pages that say `has_more: true`, each with a new
+   * cursor, before the iteration counts as stalled: the list call's own deadline, `timeoutMs ×
+   * (maxRetries + 1)`. Default 90 s (the client defaults': 30 s × 3).
+   */
+  readonly stallBudgetMs?: number | undefined;
+  /** Monotonic clock in ms (default `performance.now()`), injectable for tests. */
+  readonly now?: (() => number) | undefined;
 }
 
 /**
@@ -27,7 +38,11 @@ export interface ListProgressOptions<T> {
  *   page boundary (by identity), or the list's order goes backwards where one is known. Only
  *   those pages' ids are kept, which is enough because a restart returns the first page;
  * - no progress: `has_more: true` without a cursor, a cursor the iteration already followed
- *   (among the last few), or several empty pages in a row that still say `has_more: true`.
+ *   (among the last few), or empty pages that still say `has_more: true` for longer than the
+ *   list call's own deadline (`timeoutMs × (maxRetries + 1)`) since the last page with items.
+ *   The spec makes `has_more` alone mark the end, so empty pages with new cursors are followed
+ *   (a keyset list may have nothing to show on a page and more after it); no page count ends
+ *   the iteration, only time.
  *
  * Either raises a typed error naming the endpoint before anything of the bad page is yielded.
  */
@@ -42,12 +57,18 @@ export class ListProgress<T> {
   #last: T | undefined;
   #hasLast = false;
   readonly #cursors: string[] = [];
-  #emptyRun = 0;
+  readonly #stallBudgetMs: number;
+  readonly #now: () => number;
+  /** When the iteration last made progress: its start, or the last page with items. */
+  #progressAt: number;
 
   constructor(options: ListProgressOptions<T>) {
     this.#endpoint = options.endpoint;
     this.#order = options.order;
     this.#identity = options.identity;
+    this.#stallBudgetMs = options.stallBudgetMs ?? DEFAULT_STALL_BUDGET_MS;
+    this.#now = options.now ?? (() => performance.now());
+    this.#progressAt = this.#now();
     if (options.start !== undefined) this.#cursors.push(options.start);
   }
 
@@ -70,16 +91,17 @@ export class ListProgress<T> {
    * iteration's first page), then remembers it.
    *
    * @throws PaginationRestartError when the page restarts the list.
-   * @throws PaginationStalledError after too many empty pages that say `has_more: true`.
+   * @throws PaginationStalledError when an empty page still says `has_more: true` after the
+   * stall budget (the list call's deadline) has passed since the last page with items.
    */
   accept(page: Page<T>, cursor: string | undefined): void {
     const items = page.data;
     if (cursor !== undefined) this.#checkRestart(items, cursor);
     if (items.length === 0) {
-      if (page.has_more && ++this.#emptyRun >= MAX_EMPTY_PAGES) throw this.#stalled('empty_pages', cursor);
+      if (page.has_more && this.#now() - this.#progressAt > this.#stallBudgetMs) throw this.#stalled('empty_pages', cursor);
       return;
     }
-    this.#emptyRun = 0;
+    this.#progressAt = this.#now();
     const ids = new Set<string>();
     for (const item of items) {
       const id = this.#identity(item);

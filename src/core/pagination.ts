@@ -20,6 +20,14 @@ export interface PageIteratorOptions<T> {
   readonly identity?: ((item: T) => string | undefined) | undefined;
   /** The endpoint, `METHOD /path`, named by the pagination errors. */
   readonly endpoint?: string | undefined;
+  /**
+   * How long (ms) empty pages saying `has_more: true` may follow one another before the
+   * iteration stalls: the list call's deadline, `timeoutMs × (maxRetries + 1)` (default 90 s,
+   * the client defaults').
+   */
+  readonly stallBudgetMs?: number | undefined;
+  /** Monotonic clock in ms (default `performance.now()`), injectable for tests. */
+  readonly now?: (() => number) | undefined;
 }
 
 /**
@@ -31,8 +39,11 @@ export interface PageIteratorOptions<T> {
  * returns the first page) raises `PaginationRestartError` when an item of the first page or of
  * the two pages before comes back after a page boundary (by identity, the item's `id`), or when
  * the list's known order goes backwards (reports); a list that makes no progress (no cursor, a
- * cursor already followed, several empty pages saying `has_more: true`) raises
- * `PaginationStalledError`. Both name the endpoint, and nothing of the bad page is yielded.
+ * cursor already followed, or empty pages saying `has_more: true` for longer than the list call's
+ * own deadline, `timeoutMs × (maxRetries + 1)`, since the last page with items) raises
+ * `PaginationStalledError`. Both name the endpoint, and nothing of the bad page is yielded. Empty
+ * pages with `has_more: true` and a new cursor are otherwise followed: `has_more` alone marks the
+ * end.
  */
 export class PageIterator<T, P extends Page<T> = Page<T>> implements PagePromise<T, P> {
   readonly #fetch: PageFetcher<T, P>;
@@ -75,8 +86,8 @@ export class PageIterator<T, P extends Page<T> = Page<T>> implements PagePromise
   readonly [Symbol.toStringTag] = 'PagePromise';
 
   async *pages(): AsyncGenerator<P & PageResponse, void, undefined> {
-    const { start, order, identity, endpoint } = this.#options;
-    const progress = new ListProgress<T>({ endpoint, order, start, identity: identity ?? itemId });
+    const { start, order, identity, endpoint, stallBudgetMs, now } = this.#options;
+    const progress = new ListProgress<T>({ endpoint, order, start, identity: identity ?? itemId, stallBudgetMs, now });
     let page = await this.#firstPage();
     let cursor: string | undefined = start;
     progress.accept(page, undefined);

@@ -55,12 +55,16 @@ export class Pipeline implements EndpointCaller {
 
   #pages<T, P extends Page<T>>(endpoint: EndpointDescriptor<unknown>, args: ListArgs<T>, fetch: PageFetcher<T, P>): PagePromise<T, P> {
     const start = args.query.cursor;
+    // Empty pages saying has_more: true are followed for as long as one call of the list may last
+    // (its options are checked by the first page's call, before any page is judged).
+    const { timeoutMs, maxRetries } = this.#runner.budgetOf({ options: args.options });
     return new PageIterator<T, P>(fetch, {
       // A starting cursor is never dropped (the list guards refuse a non-string one before this point).
       start: start === undefined ? undefined : String(start),
       order: args.order,
       identity: args.identity,
       endpoint: `${endpoint.method} ${endpoint.path}`,
+      stallBudgetMs: timeoutMs * (maxRetries + 1),
     });
   }
 

@@ -18,6 +18,12 @@ export interface RetryRules {
   readonly noRetryCodes?: readonly string[] | undefined;
   /** Set when the endpoint's failures count against the customer: nothing that may have executed is resent. */
   readonly lockout?: Lockout | undefined;
+  /**
+   * Codes the endpoint does not store under the key (conversions' `service_unavailable`): a
+   * `new_key` code among them is `same_key_later` there (the same key may be retried; not
+   * automatically).
+   */
+  readonly unstoredCodes?: readonly string[] | undefined;
 }
 
 /** Backoff settings (milliseconds). */
@@ -144,13 +150,16 @@ function counted(code: string, rules: RetryRules): boolean {
  * The retry class of an error response on an endpoint: the rules the retry loop applies, as a
  * caller reads them on `ApiError.retryClass`. Every 404 is `never`; so is a code the endpoint
  * excludes, any 5xx of an endpoint that never retries, and on a lockout endpoint every same-key
- * code but `upstream_error` and `upstream_timeout`; unknown codes are `api_error`'s.
+ * code but `upstream_error` and `upstream_timeout`; unknown codes are `api_error`'s. A `new_key`
+ * code the endpoint does not store under the key (`unstoredCodes`) is `same_key_later`: the same
+ * key may be retried, and the loop does not retry it (only `same_key` is retried automatically).
  */
 export function retryClassFor(code: string, status: number, rules: RetryRules): RetryClass {
   if (code === 'rate_limited' || status === 429) return 'after_wait';
   if (status === 404) return 'never';
   const cls = isKnownErrorCode(code) ? ERROR_CODES[code].retry : 'same_key';
   if (cls === 'same_key' && (rules.retry === 'never' || excluded(code, rules) || counted(code, rules))) return 'never';
+  if (cls === 'new_key' && rules.unstoredCodes?.includes(code) === true) return 'same_key_later';
   return cls;
 }
 

@@ -6,6 +6,11 @@ export interface CallOptions {
    * Idempotency key (8-4-4-4-12 hex) for endpoints that take one. Generated (UUID v4) when
    * omitted; every automatic retry of the call reuses it. Pass the key of an earlier call to
    * retry it after a `step_up_required` or an ambiguous failure.
+   *
+   * Refused (`InvalidArgumentError`, nothing sent) where the spec gives the endpoint no key: every
+   * read (GET), QR quotes ("No idempotency key") and card limits ("No idempotency key is listed").
+   * On a keyless write whose requirement the spec does not show (`qrpay.decode`,
+   * `members.suspend`), it is sent as given. `client.request({ idempotencyKey })` always sends it.
    */
   readonly idempotencyKey?: string;
   /** Aborts the call, including any wait (token, rate limit, backoff) between attempts. */

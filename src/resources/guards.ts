@@ -63,7 +63,7 @@ export function checkOptionalText(value: unknown, name: string): string | undefi
 }
 
 /** Length in Unicode code points (what "characters" means to a person and to the service). */
-export function charLength(value: string): number {
+function charLength(value: string): number {
   let n = 0;
   for (const _ of value) n++;
   return n;

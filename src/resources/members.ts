@@ -38,8 +38,10 @@ export class Members {
    * `member_not_found` to member-scoped calls.
    *
    * Scope: not shown. Merchant account (the member is in the path, not `x-on-behalf-of`). No
-   * idempotency key (assumed: suspending is inherently idempotent). Moves no funds. Rate bucket
-   * `members_write`. Shapes not shown: `params` sent as given (default `{}`), loosely typed result.
+   * idempotency key generated (assumed: suspending is inherently idempotent); the spec does not
+   * show the requirement, so a key given in `options.idempotencyKey` is sent as given. Moves no
+   * funds. Rate bucket `members_write`. Shapes not shown: `params` sent as given (default `{}`),
+   * loosely typed result.
    *
    * Errors: not shown.
    *

@@ -7,7 +7,6 @@ import * as E from '../spec/endpoints.js';
 import {
   amount,
   bodyOrEmpty,
-  charLength,
   checkMaxChars,
   checkObject,
   checkOptionalText,
@@ -41,50 +40,36 @@ export interface MerchantConversionParams {
 export interface TopupCreateParams {
   /** Asset code (uppercased by the service). */
   readonly asset: string;
-  /** `fiat` selects the fiat path; anything else silently becomes `chain` on the service. */
+  /**
+   * `chain` or `fiat`. Only exactly `fiat` selects the fiat path: the service silently turns any
+   * other value, omission and case variants (`FIAT`) included, into `chain`, and a declared
+   * `chain` record has no transaction hash and never posts automatically. Sent as given.
+   */
   readonly channel?: 'chain' | 'fiat';
   /**
    * Positive decimal string, at most 20 integer digits and 12 decimals; stored as `amount_text`.
-   * Leading zeros are sent as given and not counted (`007` is one digit: a decimal string has one
-   * reading; the sandbox counts the same way).
+   * The 20 digits are the significant ones: leading zeros are sent as given and not counted
+   * (`007` is one digit, the value 7: a decimal string has one reading; the sandbox counts the
+   * same way).
    */
   readonly amount: AmountInput;
-  /** At most 64 characters; merged into `note`, not returned separately. */
+  /** At most 64 characters; merged into `note` behind a fixed receipt prefix, not returned separately. */
   readonly reference_no?: string;
-  /** Combined with `reference_no`, truncated to 300 characters overall by the service. */
+  /**
+   * Free text, sent whole at any length: the service combines it with `reference_no` and
+   * truncates the merged note at 300 characters.
+   */
   readonly note?: string;
   /**
-   * Let the service cut a long `note` (and the `reference_no` merged into it) at 300 characters.
-   * Default false: the call is refused before sending when the merged text could pass the
-   * limit (see {@link MerchantTopups.create}). Not sent.
+   * No effect. Not sent. The SDK used to refuse a note that the service's merge with
+   * `reference_no` could cut at 300 characters unless this was true. The spec lets the service
+   * truncate the merged note, so every note is now sent, and this flag is accepted only so that
+   * existing calls keep compiling.
+   *
+   * @deprecated No effect: the service truncates the merged note at 300 characters, and the SDK
+   * sends every note. Remove it.
    */
   readonly allowNoteTruncation?: boolean;
-}
-
-/** The service's limit on the merged note (Limits > Other constants: `note` after merge, 300). */
-const MERGED_NOTE_MAX = 300;
-/**
- * Characters reserved for the fixed Chinese receipt prefix and separator that the service adds
- * when it merges `reference_no` into `note`. The spec calls the prefix fixed but does not show
- * its length; 32 is far above a plain receipt label ("回单号：" is 4), so a merged text the SDK
- * lets through is never cut. The sandbox merges with a prefix and separator of exactly these 32
- * characters, so it cuts exactly the notes this check refuses (docs/testing.md, "Where the
- * sandbox chooses").
- */
-const REFERENCE_PREFIX_RESERVE = 32;
-
-/**
- * Refuses a note that the service's merge with `reference_no` could cut at 300 characters. An
- * empty `reference_no` merges nothing (no prefix), like an absent one.
- */
-function checkMergedNote(note: string | undefined, reference: string | undefined): void {
-  const merged =
-    charLength(note ?? '') + (reference === undefined || reference === '' ? 0 : charLength(reference) + REFERENCE_PREFIX_RESERVE);
-  if (merged <= MERGED_NOTE_MAX) return;
-  throw new InvalidArgumentError(
-    'note',
-    `with reference_no would pass ${MERGED_NOTE_MAX} characters once the service merges them (behind a receipt prefix of up to ${REFERENCE_PREFIX_RESERVE} characters reserved), and the service cuts the rest, possibly the bank reference. Shorten the note, or pass allowNoteTruncation: true.`,
-  );
 }
 
 /** Merchant asset conversions. */
@@ -108,7 +93,10 @@ export class MerchantConversions {
    * enabled and allowed; available minus queued (incl. `pending_merchant_funds`) covers
    * `from_amount`. Within 24 hours the same key and body replay the 201 (`X-Idempotent-Replay`);
    * later the funds layer answers 200 with `duplicated: true`. `service_unavailable` is not cached
-   * under the key (the same key may be retried); other failures replay and need a new key.
+   * under the key, so the same key may be retried: its `retryClass` is `same_key_later` on this
+   * endpoint. The SDK does not retry it automatically (the Retry rules list it among no same-key
+   * codes, and the line is down for a cause not told, with no `retry_after` here); call again
+   * later with `err.idempotencyKey`. Other failures replay and need a new key.
    *
    * Errors: 400 `quote_lock_unsupported`, `invalid_request`, `asset_not_allowed`,
    * `product_not_available`, `amount_out_of_range` (also below minimum, above maximum, slippage),
@@ -157,40 +145,37 @@ export class MerchantTopups {
    * 24-hour window is the only layer (after it, the same key creates a second declaration). Moves
    * no funds (the declaration changes no balance).
    *
-   * Rules: `channel` is checked to be exactly `chain` or `fiat` before sending, because the service
-   * silently turns any other value (even `FIAT`) into `chain`, and a declared `chain` record has no
-   * transaction hash and never posts automatically. The service merges `reference_no` into `note`
-   * behind a fixed Chinese receipt prefix and cuts the result at 300 characters, which could cut
-   * the bank reference that matches a fiat top-up: unless `allowNoteTruncation` is true, the call
-   * is refused before sending when `note` plus `reference_no` plus 32 characters reserved for the
-   * prefix (its length is not shown) pass 300 characters, or `note` alone passes 300.
+   * Rules: `amount` is positive with at most 20 integer digits (significant ones: leading zeros
+   * are not counted) and 12 decimals, sent as given and stored unchanged as `amount_text`.
+   * `channel` is sent as given: only exactly `fiat` selects the fiat path, and the service
+   * silently turns any other value (even `FIAT`) into `chain`, a record with no transaction hash
+   * that never posts automatically. The service merges `reference_no` (at most 64 characters)
+   * into `note` behind a fixed Chinese receipt prefix and truncates the merged note at 300
+   * characters: a long `note` is sent whole and cut by the service, never refused here. The
+   * prefix's length and the order of the merged parts are not shown, so how much of the note or
+   * of the bank reference survives the cut is the service's; keep `note` short when the reference
+   * must survive whole.
    *
    * Errors: 400 `invalid_request` (body not JSON or asset missing), `invalid_fields` (amount, with
    * `fields[].key = amount`), `asset_not_allowed`; 403 `insufficient_scope`; 409
    * `idempotency_key_reused`, `idempotency_in_progress`.
    *
-   * @throws InvalidArgumentError before sending when `amount` is not positive or exceeds 20
-   * integer digits or 12 decimals, `reference_no` exceeds 64 characters, `channel` is another
-   * value, or the merged note could pass 300 characters without `allowNoteTruncation`.
+   * @throws InvalidArgumentError before sending when `asset` is empty, `amount` is not positive
+   * or exceeds 20 significant integer digits or 12 decimals, `reference_no` exceeds 64 characters,
+   * or `channel`, `reference_no` or `note` is not a string.
    */
   create(params: TopupCreateParams, options?: CallOptions): ApiPromise<TopupDeclaration> {
     checkObject(params, 'params');
-    const { channel, reference_no, allowNoteTruncation } = params;
-    if (channel !== undefined && channel !== 'chain' && channel !== 'fiat') {
-      throw new InvalidArgumentError(
-        'channel',
-        'must be exactly "chain" or "fiat" (the service silently treats any other value as chain).',
-      );
-    }
+    const { reference_no } = params;
+    // `allowNoteTruncation` is deprecated and has no effect: never read, never sent.
     const body = compact({
       asset: checkText(params.asset, 'asset'),
-      channel,
+      channel: checkOptionalText(params.channel, 'channel'),
       amount: amount(params.amount, 'amount', { maxIntegerDigits: 20, maxDecimals: 12 }),
       reference_no:
         reference_no === undefined ? undefined : checkMaxChars(checkOptionalText(reference_no, 'reference_no')!, 'reference_no', 64),
       note: checkOptionalText(params.note, 'note'),
     });
-    if (allowNoteTruncation !== true) checkMergedNote(body.note, body.reference_no);
     return this.#api.call(E.MERCHANT_TOPUPS_CREATE, { body, options });
   }
 

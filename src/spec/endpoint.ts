@@ -59,6 +59,14 @@ export interface EndpointDescriptor<TResult = unknown> {
   readonly memberOptional?: boolean;
   /** Whether the call sends `x-idempotency-key` (writes that create objects or move funds). */
   readonly idempotent: boolean;
+  /**
+   * Set on a write the spec says takes no idempotency key ("No idempotency key" on QR quotes, "No
+   * idempotency key is listed" on card limits): a caller's `options.idempotencyKey` is refused
+   * there before anything is sent, as on every GET and HEAD (the key is for writes). On a keyless
+   * write whose requirement the spec does not show (`idempotent` false by the SDK's assumption), a
+   * caller's key is sent as given instead.
+   */
+  readonly takesNoKey?: boolean;
   /** Whether the call moves funds (documentation; retries of these always reuse the key). */
   readonly movesFunds: boolean;
   /** `full` when the spec shows the response shape, `loose` when it says "not shown". */
@@ -69,7 +77,8 @@ export interface EndpointDescriptor<TResult = unknown> {
    * Codes the spec says this endpoint does not cache under the idempotency key (conversions:
    * "`service_unavailable` is not cached under the key, so the same key may be retried"): the
    * same key may execute the operation later, so such an answer never lets the intent journal
-   * forget a call the caller may make again.
+   * forget a call the caller may make again, and its `retryClass` is `same_key_later` (the same
+   * key may be retried by the caller; the SDK does not retry it automatically).
    */
   readonly unstoredCodes?: readonly string[];
   /** Codes that must not be retried on this endpoint even though the global table would. */

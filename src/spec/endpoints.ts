@@ -90,10 +90,14 @@ export const WITHDRAWALS_CREATE = endpoint('member.withdrawals.create', 'POST /v
   movesFunds: true,
 });
 
-/** `POST /v1/qrpay/quotes`: scope `qrpay:write`, member-scoped, "No idempotency key", holds no funds. */
+/**
+ * `POST /v1/qrpay/quotes`: scope `qrpay:write`, member-scoped, "No idempotency key" (`takesNoKey`:
+ * a caller's key is refused, never sent), holds no funds.
+ */
 export const QRPAY_QUOTE = endpoint('member.qrpay.quote', 'POST /v1/qrpay/quotes', 'full', qrQuoteSchema, {
   scope: 'qrpay:write',
   memberScoped: true,
+  takesNoKey: true,
 });
 
 /** `POST /v1/kyc/applications`: member-scoped, key required. Scope not shown. */
@@ -114,8 +118,13 @@ export const KYC_QUICK_BIND = endpoint('member.kyc.quickBind', 'POST /v1/kyc/qui
 
 /**
  * `POST /v1/merchant/conversions`: scope `merchant:write` (restricted), merchant account, key
- * required, moves funds. `service_unavailable` is not cached under the key, but it is a business
- * failure the retry table never retries automatically.
+ * required, moves funds. `service_unavailable` "is not cached under the key, so the same key may
+ * be retried" (`unstoredCodes`): its `retryClass` here is `same_key_later`, not the catalogue's
+ * `new_key`. Not retried automatically: the Retry rules list it among no same-key codes, the line
+ * is unavailable for a cause the service does not tell (funding, configuration or upstream) and
+ * gives no `retry_after` here, so a retry within the SDK's backoff would only spend the `orders`
+ * quota; the caller calls again with the same key once the line is back. The journal reads the
+ * same list (a resend answered so is not kept under the key).
  */
 export const MERCHANT_CONVERSIONS_CREATE = endpoint(
   'merchant.conversions.create',
@@ -261,11 +270,13 @@ export const REMITTANCES_CORRIDORS = endpoint('remittances.corridors', 'GET /v1/
 
 /**
  * `PATCH /v1/cards/{id}/limits`: member-scoped, "No idempotency key is listed" (setting values
- * is inherently idempotent). Scope not shown. `api_error` is not retried: an invalid amount
- * string "currently returns 500 `api_error`" (the SDK also rejects bad amounts before sending).
+ * is inherently idempotent; `takesNoKey`: a caller's key is refused, never sent). Scope not
+ * shown. `api_error` is not retried: an invalid amount string "currently returns 500
+ * `api_error`" (the SDK also rejects bad amounts before sending).
  */
 export const CARDS_UPDATE_LIMITS = endpoint('member.cards.updateLimits', 'PATCH /v1/cards/{id}/limits', 'full', cardLimitsResultSchema, {
   memberScoped: true,
+  takesNoKey: true,
   noRetryCodes: ['api_error'],
 });
 

@@ -42,8 +42,12 @@ export type ErrorType = keyof typeof ERROR_TYPES;
  * - `reauth`: an authentication problem the SDK may repair once (token renewal, clock skew).
  * - `fatal`: configuration or credentials are wrong; retrying cannot help.
  * - `after_step_up`: retry with the same key after the end user completes the hosted screen.
+ * - `same_key_later`: a failure the endpoint does not store under the key (merchant conversions'
+ *   `service_unavailable`: "not cached under the key, so the same key may be retried"). Not
+ *   retried automatically; the caller calls again later with the same key, which then executes.
+ *   Never a catalogue class: only an endpoint's `unstoredCodes` turn a `new_key` code into it.
  */
-export type RetryClass = 'same_key' | 'after_wait' | 'new_key' | 'never' | 'reauth' | 'fatal' | 'after_step_up';
+export type RetryClass = 'same_key' | 'after_wait' | 'new_key' | 'never' | 'reauth' | 'fatal' | 'after_step_up' | 'same_key_later';
 
 /** One row of the catalogue. */
 export interface ErrorCodeInfo {

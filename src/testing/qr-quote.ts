@@ -5,7 +5,7 @@
 import type { AssetDef } from './assets.js';
 import { fail } from './errors.js';
 import { iso } from './ids.js';
-import { Decimal, ceilTo, fmt, parsePositive, type Dec } from './money.js';
+import { Decimal, ceilTo, fmt, parseAmount, type Dec } from './money.js';
 import { FIAT_PER_USD, fiatToUsd, usdToAsset } from './pricing.js';
 import { decodeQr, type QrCode } from './qr-codes.js';
 import type { RouteContext } from './routes/context.js';
@@ -65,9 +65,12 @@ function fundingOf(ctx: RouteContext, body: Record<string, unknown>): Funding {
 
 /**
  * The fiat amount to pay. A fixed-amount code prohibits `currency` and `amount`. A custom-amount
- * code needs `amount` (a positive decimal string, 2 places, simulator's fiat scale); `currency`
+ * code needs `amount` (a plain decimal string, 2 places, simulator's fiat scale); `currency`
  * defaults to the code's, must be a currency the sandbox prices (else `corridor_not_supported`),
- * and the code's seeded bounds apply, in the code's currency (`amount_out_of_range`).
+ * and the code's seeded bounds apply, in the code's currency (`amount_out_of_range`). The spec
+ * states no positivity rule for this amount, so `0` is no malformed request (the client sends it):
+ * the sandbox's choice, a business answer, `amount_out_of_range` (nothing is payable below any
+ * code's range).
  */
 function fiatOf(d: QrCode, body: Record<string, unknown>): FiatAmount {
   const currencyIn = optString(body, 'currency');
@@ -82,7 +85,8 @@ function fiatOf(d: QrCode, body: Record<string, unknown>): FiatAmount {
   const currency = (currencyIn ?? d.currency).toUpperCase();
   const perUsd = FIAT_PER_USD[currency];
   if (perUsd === undefined) fail('corridor_not_supported', `${currency} is not supported.`);
-  const fiat = parsePositive(amountIn, 2, 'amount');
+  const fiat = parseAmount(amountIn, 2, 'amount');
+  if (fiat.lte(0)) fail('amount_out_of_range', 'amount is outside the range this code accepts.');
   const inCodeCurrency = fiatToUsd(fiat, currency).mul(FIAT_PER_USD[d.currency] ?? perUsd);
   if ((d.minAmount && inCodeCurrency.lt(d.minAmount)) || (d.maxAmount && inCodeCurrency.gt(d.maxAmount))) {
     fail('amount_out_of_range', 'amount is outside the range this code accepts.');

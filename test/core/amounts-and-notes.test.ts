@@ -1,8 +1,8 @@
 /**
  * Issue 15, cases 10 and 11, against a hostile loopback server: response amounts are plain
  * fixed-point decimals or the call fails typed (never a NaN, an Infinity or a wrong sum); sums are
- * exact at 18 decimals; a top-up whose note and bank reference the service would cut at 300
- * characters is refused before anything is sent, unless the caller allows the cut.
+ * exact at 18 decimals; a top-up note is sent whole at any length, since the spec has the service
+ * truncate the merged note (with `reference_no`) at 300 characters.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { balanceTotal, InvalidArgumentError, ResponseValidationError, toDecimal, type MerchantClient } from '../../src/index.js';
@@ -73,35 +73,38 @@ describe('case 10: response amounts are plain fixed-point decimals, and totals a
   });
 });
 
-describe('case 11: a top-up note the service would cut at 300 characters is refused unless allowed', () => {
+describe('case 11: a top-up note is sent whole; the service truncates the merged note at 300 characters', () => {
   const reference = 'FT-2026-000123456789';
+  const bodies = () => server.calls().map((c) => c.body.toString('utf8'));
 
-  it('note plus reference_no that could pass 300 characters once merged: InvalidArgumentError, nothing sent', async () => {
+  it('note plus reference_no past 300 characters once merged, a 274-character merge, a 301-character note: each sent as given', async () => {
     server.on('POST', '/v1/merchant/topups', { status: 201, body: topup });
     const note = 'x'.repeat(260);
-    await expect(
-      client.merchant.topups.create({ asset: 'USDT', channel: 'fiat', amount: '10', reference_no: reference, note }),
-    ).rejects.toThrow(InvalidArgumentError);
-    await expect(client.merchant.topups.create({ asset: 'USDT', channel: 'fiat', amount: '10', note: 'y'.repeat(301) })).rejects.toThrow(
-      /note/,
-    );
-    expect(server.calls()).toHaveLength(0);
+    await client.merchant.topups.create({ asset: 'USDT', channel: 'fiat', amount: '10', reference_no: reference, note });
+    // 210 + 64 = 274 characters before the prefix: once refused for a 32-character reserve.
+    await client.merchant.topups.create({ asset: 'USDT', amount: '10', reference_no: 'r'.repeat(64), note: 'n'.repeat(210) });
+    await client.merchant.topups.create({ asset: 'USDT', channel: 'fiat', amount: '10', note: 'y'.repeat(301) });
+    expect(bodies()).toEqual([
+      `{"asset":"USDT","channel":"fiat","amount":"10","reference_no":"${reference}","note":"${note}"}`,
+      `{"asset":"USDT","amount":"10","reference_no":"${'r'.repeat(64)}","note":"${'n'.repeat(210)}"}`,
+      `{"asset":"USDT","channel":"fiat","amount":"10","note":"${'y'.repeat(301)}"}`,
+    ]);
   });
 
-  it('a short note is sent as given; allowNoteTruncation sends a long one and is itself never sent', async () => {
+  it('allowNoteTruncation (deprecated) has no effect either way and is never sent', async () => {
     server.on('POST', '/v1/merchant/topups', { status: 201, body: topup });
-    await client.merchant.topups.create({ asset: 'USDT', channel: 'fiat', amount: '10', reference_no: reference, note: 'wire' });
-    const long = 'z'.repeat(290);
-    await client.merchant.topups.create({
-      asset: 'USDT',
-      channel: 'fiat',
-      amount: '10',
-      reference_no: reference,
-      note: long,
-      allowNoteTruncation: true,
+    const long = 'z'.repeat(400);
+    for (const allowNoteTruncation of [true, false, undefined]) {
+      await client.merchant.topups.create({ asset: 'USDT', amount: '10', reference_no: reference, note: long, allowNoteTruncation });
+    }
+    expect(bodies()).toEqual(Array(3).fill(`{"asset":"USDT","amount":"10","reference_no":"${reference}","note":"${long}"}`));
+  });
+
+  it('still refuses what the spec rules out: a reference_no over 64 characters, nothing sent', async () => {
+    await expect(client.merchant.topups.create({ asset: 'USDT', amount: '10', reference_no: 'r'.repeat(65) })).rejects.toMatchObject({
+      name: 'InvalidArgumentError',
+      argument: 'reference_no',
     });
-    const bodies = server.calls().map((c) => JSON.parse(c.body.toString('utf8')) as Record<string, unknown>);
-    expect(bodies[0]).toMatchObject({ note: 'wire', reference_no: reference });
-    expect(bodies[1]).toEqual({ asset: 'USDT', channel: 'fiat', amount: '10', reference_no: reference, note: long });
+    expect(server.calls()).toHaveLength(0);
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AbortError, InvalidArgumentError, type MerchantClient } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
 import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
+import { qrQuote } from '../schemas/fixtures.js';
 
 let server: WireServer;
 let client: MerchantClient;
@@ -73,6 +74,59 @@ describe('idempotency keys', () => {
     const { response } = await client.member('m').balances.list().withResponse();
     expect(response.idempotencyKey).toBeUndefined();
     expect(server.calls()[0]!.headers['x-idempotency-key']).toBeUndefined();
+  });
+});
+
+describe("a caller's key where the spec gives the endpoint none", () => {
+  const KEY = '0b6f1c2e-4a5d-4e8f-9a0b-1c2d3e4f5a6b';
+
+  it('QR quotes ("No idempotency key"), card limits ("No idempotency key is listed") and reads: refused, nothing sent', async () => {
+    const m = client.member('m');
+    const calls: Array<[string, () => PromiseLike<unknown>]> = [
+      ['POST /v1/qrpay/quotes', () => m.qrpay.quote({ code_value: 'QR1' }, { idempotencyKey: KEY })],
+      ['PATCH /v1/cards/{id}/limits', () => m.cards.updateLimits('crd_1', { single: '10' }, { idempotencyKey: KEY })],
+      ['GET /v1/balances', () => m.balances.list({ idempotencyKey: KEY })],
+      ['GET /v1/reports', () => client.reports.list(undefined, { idempotencyKey: KEY })],
+      ['GET /v1/remit/vp/agreement', () => client.remittances.agreement(undefined, { idempotencyKey: KEY })],
+    ];
+    for (const [route, call] of calls) {
+      const err = await Promise.resolve(call()).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InvalidArgumentError);
+      expect(err).toMatchObject({ argument: 'idempotencyKey' });
+      expect((err as Error).message).toBe(
+        `idempotencyKey: ${route} takes no idempotency key (the spec gives it none); remove the option. Nothing was sent.`,
+      );
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('without the option, those calls go out with no x-idempotency-key header', async () => {
+    server.on('POST', '/v1/qrpay/quotes', { body: qrQuote });
+    server.on('PATCH', '/v1/cards/crd_1/limits', { body: { id: 'crd_1', accepted: true } });
+    const m = client.member('m');
+    const quote = await m.qrpay.quote({ code_value: 'QR1' }).withResponse();
+    const limits = await m.cards.updateLimits('crd_1', { single: '10' }).withResponse();
+    expect([quote.response.idempotencyKey, limits.response.idempotencyKey]).toEqual([undefined, undefined]);
+    expect(server.calls().map((c) => [c.method, c.headers['x-idempotency-key']])).toEqual([
+      ['POST', undefined],
+      ['PATCH', undefined],
+    ]);
+  });
+
+  it('a keyless write whose requirement the spec does not show sends the caller key as given; client.request() always does', async () => {
+    server.on('POST', '/v1/members/mem_1/suspend', { body: {} });
+    server.on('POST', '/v1/qrpay/decode', { body: { amount_editable: false, required_payer_fields: [] } });
+    server.on('GET', '/v1/assets', { body: { data: [], next_cursor: null, has_more: false } });
+    await client.members.suspend('mem_1', {}, { idempotencyKey: KEY });
+    await client.member('m').qrpay.decode({ code_value: 'QR1' }, { idempotencyKey: KEY });
+    await client.members.suspend('mem_1');
+    await client.request({ method: 'GET', path: '/v1/assets', idempotencyKey: KEY });
+    expect(server.calls().map((c) => `${c.method} ${c.url} ${c.headers['x-idempotency-key']}`)).toEqual([
+      `POST /v1/members/mem_1/suspend ${KEY}`,
+      `POST /v1/qrpay/decode ${KEY}`,
+      'POST /v1/members/mem_1/suspend undefined',
+      `GET /v1/assets ${KEY}`,
+    ]);
   });
 });
 

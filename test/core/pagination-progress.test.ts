@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PaginationRestartError, PaginationStalledError, type MerchantClient } from '../../src/index.js';
+import { ListProgress, itemId } from '../../src/core/list-progress.js';
 import { wireClient } from '../helpers/client.js';
 import { apiError, startWireServer, type RecordedRequest, type Reply, type WireServer } from '../helpers/wire-server.js';
 
@@ -151,14 +152,29 @@ describe('case 2: a list that makes no progress raises a typed error naming the 
     expect(server.calls()).toHaveLength(2);
   });
 
-  it('empty pages with has_more: true and ever new cursors stop after three in a row', async () => {
-    hostile('GET', '/v1/merchant/conversion-pairs', (_cursor, n) => ({ data: [], next_cursor: `c${n + 1}`, has_more: true }));
-    await expect(client.merchant.conversionPairs().collect(10)).rejects.toMatchObject({
+  it('empty pages with has_more: true and ever new cursors are followed: has_more alone marks the end', async () => {
+    hostile('GET', '/v1/merchant/conversion-pairs', (_cursor, n) =>
+      n < 10 ? { data: [], next_cursor: `c${n + 1}`, has_more: true } : { data: [{ id: 'USDT-USDC' }], next_cursor: null, has_more: false },
+    );
+    await expect(client.merchant.conversionPairs().collect(10)).resolves.toEqual([{ id: 'USDT-USDC' }]);
+    expect(server.calls().map((c) => cursorOf(c))).toEqual(['', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9', 'c10']);
+  });
+
+  it("an endless run of empty pages stalls once the list call's own deadline has passed (timeoutMs × (maxRetries + 1))", async () => {
+    // Each empty page takes 50 ms; the list call may last 300 ms × (0 + 1): no page count, only time.
+    server.on('GET', '/v1/merchant/conversion-pairs', (_req, n): Reply =>
+      n >= 40 ? apiError(500, 'api_error') : { delayMs: 50, body: { data: [], next_cursor: `c${n + 1}`, has_more: true } },
+    );
+    const started = performance.now();
+    await expect(client.merchant.conversionPairs(undefined, { timeoutMs: 300, maxRetries: 0 }).collect(10)).rejects.toMatchObject({
       name: 'PaginationStalledError',
       reason: 'empty_pages',
       endpoint: 'GET /v1/merchant/conversion-pairs',
     });
-    expect(server.calls()).toHaveLength(3);
+    expect(performance.now() - started).toBeGreaterThan(300);
+    // At 50 ms a page, more than 300 ms is at least 6 pages; well before the 40 the server allows.
+    expect(server.calls().length).toBeGreaterThanOrEqual(6);
+    expect(server.calls().length).toBeLessThan(40);
   });
 
   it('a cycle between two cursors (items without ids) is caught, and has_more without a cursor is a stall', async () => {
@@ -178,5 +194,35 @@ describe('case 2: a list that makes no progress raises a typed error naming the 
       cursor === '' ? { data: [], next_cursor: 'p2', has_more: true } : { data: [{ id: 'USDT' }], next_cursor: null, has_more: false },
     );
     await expect(client.assets.list().collect(10)).resolves.toEqual([{ id: 'USDT' }]);
+  });
+});
+
+describe('the stall budget of empty pages is time, not a page count', () => {
+  const empty = (cursor: string) => ({ data: [] as Array<{ id: string }>, next_cursor: cursor, has_more: true });
+
+  it('empty has_more pages pass up to the budget since the last page with items, and stall just after it', () => {
+    let now = 0;
+    const progress = new ListProgress<{ id: string }>({ identity: itemId, stallBudgetMs: 1000, now: () => now });
+    progress.accept({ data: [{ id: 'a' }], next_cursor: 'c0', has_more: true }, undefined);
+    for (let i = 1; i <= 100; i++) {
+      now = i * 10; // 100 empty pages within 1000 ms: no stall, whatever their number
+      progress.accept(empty(`c${i}`), progress.nextCursor(empty(`c${i}`), `c${i - 1}`));
+    }
+    // A page with items is progress: the budget starts again from it.
+    now = 1000;
+    progress.accept({ data: [{ id: 'b' }], next_cursor: 'd0', has_more: true }, 'c100');
+    now = 2000;
+    progress.accept(empty('d1'), 'd0');
+    now = 2001;
+    expect(() => progress.accept(empty('d2'), 'd1')).toThrow(PaginationStalledError);
+    // An empty last page (has_more: false) ends the list, never a stall.
+    expect(() => progress.accept({ data: [], next_cursor: null, has_more: false }, 'd1')).not.toThrow();
+  });
+
+  it('a cursor already followed is still a stall at once, whatever the time', () => {
+    const progress = new ListProgress<{ id: string }>({ identity: itemId, stallBudgetMs: 1_000_000, now: () => 0 });
+    expect(progress.nextCursor(empty('c1'), undefined)).toBe('c1');
+    expect(progress.nextCursor(empty('c2'), 'c1')).toBe('c2');
+    expect(() => progress.nextCursor(empty('c1'), 'c2')).toThrow(expect.objectContaining({ reason: 'repeated_cursor' }));
   });
 });

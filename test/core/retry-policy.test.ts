@@ -14,6 +14,7 @@ import {
   type RetryContext,
   type RetryRules,
 } from '../../src/core/retry-policy.js';
+import { MERCHANT_CONVERSIONS_CREATE } from '../../src/spec/endpoints.js';
 
 const LOWEST = (): number => 0;
 const MIDDLE = (): number => 0.5;
@@ -330,6 +331,19 @@ describe('retryClassFor: the class a caller reads on ApiError.retryClass', () =>
     expect(retryClassFor('brand_new_code', 500, { noRetryCodes: ['upstream_error'] })).toBe('same_key');
     expect(retryClassFor('upstream_error', 502, { noRetryCodes: ['api_error'] })).toBe('same_key');
     expect(retryClassFor('insufficient_balance', 400, { retry: 'never', noRetryCodes: ['insufficient_balance'] })).toBe('new_key');
+  });
+
+  it('a new_key code the endpoint does not store under the key (unstoredCodes) is same_key_later, and is not retried', () => {
+    const conversions: RetryRules = MERCHANT_CONVERSIONS_CREATE;
+    expect(conversions.unstoredCodes).toEqual(['service_unavailable']);
+    expect(retryClassFor('service_unavailable', 400, conversions)).toBe('same_key_later');
+    expect(decideRetry(api('service_unavailable', 400), ctx({ rules: conversions }))).toEqual({ retry: false });
+    // Only the listed code, and only there.
+    expect(retryClassFor('merchant_insufficient_funds', 400, conversions)).toBe('new_key');
+    expect(retryClassFor('service_unavailable', 400, spec)).toBe('new_key');
+    // Classes other than new_key are untouched by the list.
+    expect(retryClassFor('api_error', 500, { unstoredCodes: ['api_error'] })).toBe('same_key');
+    expect(retryClassFor('state_invalid', 400, { unstoredCodes: ['state_invalid'] })).toBe('never');
   });
 });
 

@@ -266,3 +266,42 @@ describe('500s that retrying does not fix are not retried', () => {
     expect(server.calls()).toHaveLength(2);
   });
 });
+
+describe('merchant conversions: service_unavailable "is not cached under the key, so the same key may be retried"', () => {
+  const sample = SAMPLES['merchant.conversions.create']!;
+
+  it('its retryClass says same_key_later; not retried automatically; the caller resends the same key and bytes', async () => {
+    server.on('POST', '/v1/merchant/conversions', [apiError(400, 'service_unavailable'), { status: 201, body: sample.reply }]);
+    const err = await Promise.resolve(sample.call(wireClient(server.url, { maxRetries: 3 }))).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isApiError(err, 'service_unavailable')).toBe(true);
+    expect(err).toMatchObject({ retryClass: 'same_key_later', attempts: 1, call: { sent: 'yes' } });
+    // One request: the SDK leaves the wait for the line to the caller.
+    expect(server.calls()).toHaveLength(1);
+    const key = (err as { idempotencyKey: string }).idempotencyKey;
+    expect(server.calls()[0]!.headers['x-idempotency-key']).toBe(key);
+
+    const { response } = await client.merchant.conversions
+      .create({ from_asset: 'usdt', to_asset: 'USDC', from_amount: '100', min_to_amount: '99.5' }, { idempotencyKey: key })
+      .withResponse();
+    expect(response.status).toBe(201);
+    const [first, again] = server.calls();
+    expect(again!.headers['x-idempotency-key']).toBe(key);
+    expect(again!.body.equals(first!.body)).toBe(true);
+    expect(again!.headers['x-nonce']).not.toBe(first!.headers['x-nonce']);
+  });
+
+  it('control: other business failures of a conversion, and service_unavailable elsewhere, keep new_key', async () => {
+    server.on('POST', '/v1/merchant/conversions', apiError(400, 'merchant_insufficient_funds'));
+    await expect(Promise.resolve(sample.call(client))).rejects.toMatchObject({
+      code: 'merchant_insufficient_funds',
+      retryClass: 'new_key',
+    });
+    const withdrawal = SAMPLES['member.withdrawals.create']!;
+    server.on('POST', '/v1/withdrawals', apiError(400, 'service_unavailable'));
+    await expect(Promise.resolve(withdrawal.call(client))).rejects.toMatchObject({ code: 'service_unavailable', retryClass: 'new_key' });
+    expect(server.calls()).toHaveLength(2);
+  });
+});

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Decimal, InvalidArgumentError, type MerchantClient } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
 import { startWireServer, type WireServer } from '../helpers/wire-server.js';
+import { qrQuote } from '../schemas/fixtures.js';
 
 let server: WireServer;
 let client: MerchantClient;
@@ -153,9 +154,40 @@ describe('top-up declaration', () => {
     await rejected('amount', () => client.merchant.topups.create({ ...base, amount: '0' }));
     await rejected('amount', () => client.merchant.topups.create({ ...base, amount: '-1' }));
   });
-  it('rejects reference_no over 64 characters and a channel other than chain/fiat', async () => {
+  it('rejects reference_no over 64 characters and a channel that is not a string', async () => {
     await rejected('reference_no', () => client.merchant.topups.create({ ...base, reference_no: 'r'.repeat(65) }));
-    await rejected('channel', () => client.merchant.topups.create({ ...base, channel: 'FIAT' as Any }));
+    await rejected('channel', () => client.merchant.topups.create({ ...base, channel: 1 as Any }));
+  });
+  it('sends any channel string as given: the service turns all but exactly "fiat" into chain, refusing none', async () => {
+    server.on('POST', '/v1/merchant/topups', {
+      status: 201,
+      body: { id: 'u', asset: 'USDT', channel: 'chain', amount_text: '1', status: 'pending' },
+    });
+    for (const channel of ['FIAT', 'Fiat', 'wire', '', 'chain', 'fiat'])
+      await client.merchant.topups.create({ ...base, channel: channel as Any });
+    expect(server.calls().map((c) => c.body.toString())).toEqual(
+      ['FIAT', 'Fiat', 'wire', '', 'chain', 'fiat'].map((channel) => JSON.stringify({ asset: 'USDT', channel, amount: '1' })),
+    );
+  });
+  it('counts the 20 integer digits without leading zeros and sends the amount as given (a Decimal in fixed notation)', async () => {
+    server.on('POST', '/v1/merchant/topups', {
+      status: 201,
+      body: { id: 'u', asset: 'USDT', channel: 'chain', amount_text: '1', status: 'pending' },
+    });
+    const padded = `${'0'.repeat(30)}${'9'.repeat(20)}.${'5'.repeat(12)}`;
+    await client.merchant.topups.create({ ...base, amount: padded });
+    await client.merchant.topups.create({ ...base, amount: '0007' });
+    await client.merchant.topups.create({ ...base, amount: '00.5' });
+    await client.merchant.topups.create({ ...base, amount: new Decimal(`000${'1'.repeat(20)}.25`) });
+    expect(server.calls().map((c) => (JSON.parse(c.body.toString()) as { amount: string }).amount)).toEqual([
+      padded,
+      '0007',
+      '00.5',
+      `${'1'.repeat(20)}.25`,
+    ]);
+  });
+  it('refuses 21 significant integer digits whatever the leading zeros', async () => {
+    await rejected('amount', () => client.merchant.topups.create({ ...base, amount: `000${'1'.repeat(21)}` }));
   });
   it('accepts the limits exactly, keeping the amount text unchanged', async () => {
     server.on('POST', '/v1/merchant/topups', {
@@ -165,6 +197,22 @@ describe('top-up declaration', () => {
     const amount = `${'9'.repeat(20)}.${'0'.repeat(12)}`;
     await client.merchant.topups.create({ ...base, amount, reference_no: 'r'.repeat(64) });
     expect(JSON.parse(server.calls()[0]!.body.toString())).toEqual({ asset: 'USDT', amount, reference_no: 'r'.repeat(64) });
+  });
+});
+
+describe('QR quote', () => {
+  it('sends an amount of 0 as given (the spec states no positivity rule for it: the service decides)', async () => {
+    server.on('POST', '/v1/qrpay/quotes', { body: qrQuote });
+    await m().qrpay.quote({ code_value: 'QR1', currency: 'THB', amount: '0' });
+    await m().qrpay.quote({ code_value: 'QR1', currency: 'THB', amount: '0.00' });
+    expect(server.calls().map((c) => c.body.toString())).toEqual([
+      '{"code_value":"QR1","currency":"THB","amount":"0"}',
+      '{"code_value":"QR1","currency":"THB","amount":"0.00"}',
+    ]);
+    expect(server.calls().map((c) => c.headers['x-idempotency-key'])).toEqual([undefined, undefined]);
+  });
+  it.each([['-1'], ['abc'], ['1e3'], ['']])('still rejects a malformed amount %j', async (amount) => {
+    await rejected('amount', () => m().qrpay.quote({ code_value: 'QR1', amount }));
   });
 });
 

@@ -156,51 +156,73 @@ describe('top-up amounts: at most 20 integer digits, leading zeros not counted, 
   });
 });
 
-describe('top-up note merge: the client refuses by default exactly the notes the merge would cut at 300 characters', () => {
-  /** What the sandbox kept of a declaration: everything, a cut text, or nothing (refused). */
-  type Kept = 'kept whole' | 'cut' | 'refused';
+describe('top-up note merge: the client sends every note; the sandbox, like the service, cuts the merged note at 300 characters', () => {
+  /** What the sandbox kept of a declaration: everything, or a cut text. */
+  type Kept = 'kept whole' | 'cut';
   const cases: Array<{ note: string; ref?: string; input: string; kept: Kept }> = [
     { note: 'n'.repeat(300), input: 'note 300, no reference_no', kept: 'kept whole' },
     { note: 'n'.repeat(301), input: 'note 301, no reference_no', kept: 'cut' },
     { note: 'n'.repeat(290), ref: '', input: 'note 290, reference_no ""', kept: 'kept whole' },
-    { note: 'n'.repeat(204), ref: 'r'.repeat(64), input: 'note 204 + reference_no 64 (+32 reserved = 300)', kept: 'kept whole' },
-    { note: 'n'.repeat(205), ref: 'r'.repeat(64), input: 'note 205 + reference_no 64 (301)', kept: 'cut' },
-    { note: 'n'.repeat(267), ref: 'R', input: 'note 267 + reference_no 1 (300)', kept: 'kept whole' },
+    { note: 'n'.repeat(204), ref: 'r'.repeat(64), input: 'note 204 + reference_no 64 (+31 prefix +1 space = 300)', kept: 'kept whole' },
+    { note: 'n'.repeat(210), ref: 'r'.repeat(64), input: 'note 210 + reference_no 64 (274 before the prefix)', kept: 'cut' },
     { note: 'n'.repeat(268), ref: 'R', input: 'note 268 + reference_no 1 (301)', kept: 'cut' },
-    { note: '😀'.repeat(267), ref: '回', input: 'note 267 emoji + reference_no 1 CJK (300 characters)', kept: 'kept whole' },
     { note: '😀'.repeat(268), ref: '回', input: 'note 268 emoji + reference_no 1 CJK (301 characters)', kept: 'cut' },
-    { note: 'n', ref: 'r'.repeat(65), input: 'reference_no 65', kept: 'refused' },
+    { note: 'n'.repeat(400), input: 'note 400', kept: 'cut' },
   ];
   it.each(
     named(
-      cases.map((c) => ({
-        ...c,
-        name: `${c.input}: ${c.kept === 'kept whole' ? 'client sends, sandbox keeps it whole' : c.kept === 'cut' ? 'client refuses, sandbox would cut' : 'both refuse'}`,
-      })),
+      cases.map((c) => ({ ...c, name: `${c.input}: client sends it, sandbox ${c.kept === 'cut' ? 'cuts at 300' : 'keeps it whole'}` })),
     ),
   )('%s', async (_name, { note, ref, kept }) => {
     const { sb, client, raw } = world();
     const body = { asset: 'USDT', amount: '1', note, ...(ref === undefined ? {} : { reference_no: ref }) };
     const viaClient = await throughClient(sb, () => client.merchant.topups.create(body));
     const res = await raw.call('POST', '/v1/merchant/topups', { key: true, body });
-    let sandbox: Kept = 'refused';
-    if (res.status < 400) {
-      const list = await raw.call('GET', '/v1/merchant/topups?limit=1');
-      const stored = list.json.data[0].note as string;
-      sandbox = stored.endsWith(note) && stored.includes(ref ?? '') ? 'kept whole' : 'cut';
+    expectOneTruth(viaClient, rawOutcome(res), 'accepted');
+    const sent = sb.requests.filter((r) => r.path === '/v1/merchant/topups');
+    expect(sent).toHaveLength(2);
+    const list = await raw.call('GET', '/v1/merchant/topups?limit=2');
+    for (const stored of list.json.data.map((d: { note: string }) => d.note) as string[]) {
+      expect([...stored].length).toBeLessThanOrEqual(300);
+      expect(stored.endsWith(note) && stored.includes(ref ?? '') ? 'kept whole' : 'cut').toBe(kept);
     }
-    expect({ client: viaClient, sandbox }).toEqual({
-      client: kept === 'kept whole' ? 'accepted' : 'refused before sending',
-      sandbox: kept,
-    });
   });
 
-  it('note 400 with allowNoteTruncation: true: the client sends it, the sandbox cuts it to 300 characters', async () => {
+  it('a reference_no over 64 characters: both refuse', async () => {
     const { sb, client, raw } = world();
-    await client.merchant.topups.create({ asset: 'USDT', amount: '1', note: 'n'.repeat(400), allowNoteTruncation: true });
-    expect(sb.requests.filter((r) => r.path === '/v1/merchant/topups')).toHaveLength(1);
-    const list = await raw.call('GET', '/v1/merchant/topups?limit=1');
-    expect(list.json.data[0].note).toBe('n'.repeat(300));
+    const body = { asset: 'USDT', amount: '1', note: 'n', reference_no: 'r'.repeat(65) };
+    const viaClient = await throughClient(sb, () => client.merchant.topups.create(body));
+    const res = await raw.call('POST', '/v1/merchant/topups', { key: true, body });
+    expectOneTruth(viaClient, rawOutcome(res), 'refused');
+  });
+});
+
+describe('top-up channel: any string is sent; only exactly "fiat" selects fiat, anything else becomes chain', () => {
+  const cases: Array<[string, 'fiat' | 'chain']> = [
+    ['fiat', 'fiat'],
+    ['chain', 'chain'],
+    ['FIAT', 'chain'],
+    ['Fiat', 'chain'],
+    ['wire', 'chain'],
+  ];
+  it.each(
+    named(
+      cases.map(([v, recorded]) => ({
+        v,
+        recorded,
+        name: `POST /v1/merchant/topups channel=${JSON.stringify(v)}: both accept, recorded ${recorded}`,
+      })),
+    ),
+  )('%s', async (_name, { v, recorded }) => {
+    const { sb, client, raw } = world();
+    const body = { asset: 'USDT', amount: '1', channel: v as 'fiat' };
+    let viaClientChannel: string | undefined;
+    const viaClient = await throughClient(sb, async () => {
+      viaClientChannel = (await client.merchant.topups.create(body)).channel;
+    });
+    const res = await raw.call('POST', '/v1/merchant/topups', { key: true, body });
+    expectOneTruth(viaClient, rawOutcome(res), 'accepted');
+    expect([viaClientChannel, res.json.channel]).toEqual([recorded, recorded]);
   });
 });
 
@@ -275,6 +297,21 @@ describe('scopes: none required where the spec names none', () => {
 });
 
 describe('where the spec shows no shape, or speaks alone: the sandbox’s answers', () => {
+  it('POST /v1/qrpay/quotes amount="0": the client sends it (the spec states no positivity rule); the sandbox answers amount_out_of_range', async () => {
+    const { sb, client, raw, member } = world();
+    const quote = { code_value: 'sbxqr:Shop:SGD:open', currency: 'SGD', amount: '0' };
+    const viaClient = await throughClient(sb, () => client.member(member).qrpay.quote(quote));
+    expect(viaClient).toBe('sent, then refused by the sandbox (amount_out_of_range)');
+    const sent = sb.requests.filter((r) => r.path === '/v1/qrpay/quotes');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.headers['x-idempotency-key']).toBeUndefined();
+    expect(sent[0]!.body).toBe('{"code_value":"sbxqr:Shop:SGD:open","currency":"SGD","amount":"0"}');
+    expect((await raw.call('POST', '/v1/qrpay/quotes', { member, body: quote })).json.code).toBe('amount_out_of_range');
+    // A malformed amount is still a malformed request, refused by both.
+    expect(await throughClient(sb, () => client.member(member).qrpay.quote({ ...quote, amount: '-1' }))).toBe('refused before sending');
+    expect((await raw.call('POST', '/v1/qrpay/quotes', { member, body: { ...quote, amount: '-1' } })).json.code).toBe('invalid_request');
+  });
+
   it('GET /v1/merchant/lines: each line’s switch and halt apart; disabled or halted, a withdrawal is service_unavailable at once', async () => {
     const { sb, client, raw, member } = world();
     const lineOf = async (line: string): Promise<unknown> =>

@@ -261,7 +261,8 @@ export class MemberCards {
    * change is recorded; the upstream is updated asynchronously (a decrease is recorded after
    * success, a failed increase keeps the previous value).
    *
-   * Scope: not shown. Member-scoped. No idempotency key is listed. Moves no funds. A 500
+   * Scope: not shown. Member-scoped. No idempotency key is listed: none is sent, and a key given
+   * in `options.idempotencyKey` is refused before sending. Moves no funds. A 500
    * `api_error` is not retried automatically (the service returns it for an invalid amount
    * string).
    *
@@ -275,7 +276,7 @@ export class MemberCards {
    *
    * @param cardId - `crd_<uuid>`.
    * @throws InvalidArgumentError before sending for a malformed value, a value below one unit
-   * other than `0`, or inconsistent levels.
+   * other than `0`, inconsistent levels, or an `options.idempotencyKey`.
    */
   updateLimits(cardId: string, params: CardLimitsParams, options?: CallOptions): ApiPromise<CardLimitsResult> {
     const id = checkId(cardId, 'cardId');

@@ -48,7 +48,11 @@ export interface QrQuoteParams {
   readonly code_value: string;
   /** Fiat currency; only for custom-amount codes (`amount_editable: true`), prohibited otherwise. */
   readonly currency?: string;
-  /** Fiat amount (not a digital-asset amount); only for custom-amount codes. */
+  /**
+   * Fiat amount (not a digital-asset amount); only for custom-amount codes. A plain non-negative
+   * decimal string: the spec states no positivity or range rule here, so `0` is sent and the
+   * service decides (`amount_out_of_range`, `invalid_request`).
+   */
   readonly amount?: AmountInput;
   /** Principal asset; must be among `options[].asset`, else rejected (never replaced). */
   readonly preferred_asset?: string;
@@ -101,9 +105,10 @@ export class MemberQrpay {
    * Decodes a QR payload (`POST /v1/qrpay/decode`): tells `amount_editable` and
    * `required_payer_fields`.
    *
-   * Scope: not shown. Member-scoped (assumed, QR flow). No idempotency key (assumed: decoding
-   * creates nothing). Moves no funds. Shapes not shown: `params` sent as given, loosely typed
-   * result.
+   * Scope: not shown. Member-scoped (assumed, QR flow). No idempotency key generated (assumed:
+   * decoding creates nothing); the spec does not show the requirement, so a key given in
+   * `options.idempotencyKey` is sent as given. Moves no funds. Shapes not shown: `params` sent as
+   * given, loosely typed result.
    *
    * Errors: not shown.
    */
@@ -114,7 +119,8 @@ export class MemberQrpay {
   /**
    * Quotes a QR payment (`POST /v1/qrpay/quotes`). Creates a pending order upstream.
    *
-   * Scope `qrpay:write`. Member-scoped. No idempotency key. Moves no funds (holds none).
+   * Scope `qrpay:write`. Member-scoped. No idempotency key: none is sent, and a key given in
+   * `options.idempotencyKey` is refused before sending. Moves no funds (holds none).
    *
    * Rules: the same member, `code_value`, `currency` and `amount` reuse one upstream order for 60
    * seconds; at most 30 quotes per member per 60 seconds (plus merchant quotas). `customer_total`
@@ -128,8 +134,9 @@ export class MemberQrpay {
    * 403 `insufficient_scope`; 429 `rate_limited` (with `Retry-After`); 502 `upstream_error` (no
    * funds moved, safe to retry).
    *
-   * @throws InvalidArgumentError before sending when `code_value` is empty or `amount` is not a
-   * positive decimal string.
+   * @throws InvalidArgumentError before sending when `code_value` is empty, `amount` is not a
+   * plain non-negative decimal string (`0` is sent: the spec states no positivity rule here), or
+   * `options.idempotencyKey` is given.
    */
   quote(params: QrQuoteParams, options?: CallOptions): ApiPromise<QrQuote> {
     checkObject(params, 'params');
@@ -137,7 +144,8 @@ export class MemberQrpay {
       funding_source: checkOptionalText(params.funding_source, 'funding_source'),
       code_value: checkText(params.code_value, 'code_value'),
       currency: checkOptionalText(params.currency, 'currency'),
-      amount: optionalAmount(params.amount, 'amount'),
+      // No positivity rule in the spec for a quote's fiat amount: `0` goes to the service.
+      amount: optionalAmount(params.amount, 'amount', { positive: false }),
       preferred_asset: checkOptionalText(params.preferred_asset, 'preferred_asset'),
       payer: params.payer === undefined ? undefined : checkObject(params.payer, 'payer'),
     });

@@ -18,9 +18,9 @@ import { optString, staticList } from './fields.js';
 const TOPUP_AMOUNT = /^(\d+)(\.\d{1,12})?$/;
 /**
  * The fixed Chinese receipt prefix merged into `note` (spec: reference_no). The spec does not
- * show it, nor its length: sandbox's choice, 31 characters, which with the one-space separator
- * before the note is exactly the 32 the client reserves for it (`allowNoteTruncation`), so the
- * client refuses by default exactly the notes this merge would cut at 300 characters.
+ * show it, nor its length, nor the order of the merge: sandbox's choice, 31 characters, then the
+ * reference, one space and the note, the whole cut at 300 characters as the spec says the service
+ * does. The client sends every note (the cut is the service's, never a refusal).
  */
 const RECEIPT_PREFIX = '【沙盒模拟】预付款充值银行回单号（商户申报，仅供对账与核验）：';
 
