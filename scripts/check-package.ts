@@ -6,10 +6,20 @@
  *  2. `publint --strict`: package.json, exports and files are consistent (warnings fail too).
  *  3. `attw --pack`: the types resolve, and match the JavaScript, for every entry under every
  *     module resolution (node10, node16 from CJS and from ESM, bundler).
- *  4. `npm pack` into a temporary folder (dist, the guides and nothing else; every relative link of
- *     its Markdown files resolves inside it), and `npm install <tarball>` into a fresh consumer
+ *  4. `npm pack` into a temporary folder (dist, the guides, the other-language examples and
+ *     nothing else; every relative link of its Markdown files resolves inside it, and every file
+ *     they name is inside it or marked as a repository file: test/package/doc-references.ts), with
+ *     a package.json that has no `prepare` script while the repository's keeps it (prepack and
+ *     postpack: scripts/pack-manifest.ts); then `npm install <tarball>` into a fresh consumer
  *     project (dependencies come from the npm cache or the registry; msw and ioredis, optional
- *     peers, are not installed, as for a user who does not need them).
+ *     peers, are not installed, as for a user who does not need them), which must print no
+ *     warning about the package's install scripts (npm 11: "not yet covered by allowScripts").
+ *  4b. The guides' first steps, as a user takes them, in empty folders: `npm init -y`, then
+ *     `npm install ./merchant-stablecoin-<version>.tgz` (README, Install); the getting-started
+ *     guide's first call, as its installed copy prints it; `npx merchant-stablecoin-sandbox`
+ *     (the installed copy) serving the README's quickstart, run as printed with the variables
+ *     the command exported; and, without installing, `npx --package ./<tarball>
+ *     merchant-stablecoin-sandbox --help`.
  *  5. The consumer runs a call against the simulator from ESM (`import`) and from CJS
  *     (`require`), through `merchant-stablecoin/testing`'s `createSandbox().client()` (the
  *     in-process route, which needs no msw) and over a real socket with the default transport.
@@ -28,15 +38,17 @@
  * the temporary consumer project on disk for inspection.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, posix } from 'node:path';
+import { basename, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REPOSITORY_DOCUMENTS, repository, unfollowableReferences } from '../test/package/doc-references.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'node_modules', '.bin');
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 const keep = process.argv.includes('--keep');
 
 interface RunResult {
@@ -377,7 +389,7 @@ async function main(): Promise<void> {
       const paths = meta.files.map((f) => f.path);
       const stray = paths.filter(
         (p) =>
-          !/^(dist\/|openapi\.json$|docs\/[\w-]+\.md$|bench\/README\.md$|package\.json$|README\.md$|CHANGELOG\.md$|CONTRIBUTING\.md$|LICENSE)/.test(
+          !/^(dist\/|openapi\.json$|docs\/[\w-]+\.md$|examples\/other-languages\/[\w-]+\.(py|sh)$|bench\/README\.md$|package\.json$|README\.md$|CHANGELOG\.md$|CONTRIBUTING\.md$|LICENSE)/.test(
             p,
           ),
       );
@@ -385,6 +397,18 @@ async function main(): Promise<void> {
       // The links users meet in the package resolve inside it (README, guides, changelog).
       const broken = brokenLinks(paths);
       if (broken.length > 0) throw new GateFailure(`links that do not resolve in the package: ${broken.join(', ')}`);
+      // Every file the packed documents name is in the tarball, or marked as a repository file.
+      const packed = new Set(paths);
+      const docs = paths.filter((p) => p.endsWith('.md'));
+      const unfollowable = unfollowableReferences(docs, (p) => packed.has(p), repository(ROOT));
+      if (unfollowable.length > 0)
+        throw new GateFailure(`files the packed documents name that a user cannot open:\n${unfollowable.join('\n')}`);
+      if (!REPOSITORY_DOCUMENTS.every((d) => packed.has(d)))
+        throw new GateFailure('a repository document named by the README is not packed');
+      // postpack put `prepare` back: git installs build dist/ with it.
+      const after = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+      if (after.scripts?.['prepare'] === undefined)
+        throw new GateFailure('package.json lost scripts.prepare while packing (run `npx tsx scripts/pack-manifest.ts restore`)');
       process.stdout.write(
         `${meta.entryCount} files, ${(meta.size / 1024).toFixed(0)} kB packed, ${(meta.unpackedSize / 1024).toFixed(0)} kB unpacked; `,
       );
@@ -398,9 +422,15 @@ async function main(): Promise<void> {
         JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2),
       );
       const typesNode = pkg.devDependencies?.['@types/node'] ?? '^20';
-      await must(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, `@types/node@${typesNode}`], {
+      const out = await must(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `@types/node@${typesNode}`], {
         cwd: consumer,
       });
+      installWarnings(out);
+      const installed = JSON.parse(readFileSync(join(consumer, 'node_modules', pkg.name, 'package.json'), 'utf8')) as {
+        scripts?: Record<string, string>;
+      };
+      const lifecycle = ['preinstall', 'install', 'postinstall', 'prepare'].filter((s) => installed.scripts?.[s] !== undefined);
+      if (lifecycle.length > 0) throw new GateFailure(`the packed package.json has install scripts: ${lifecycle.join(', ')}`);
       for (const optional of ['msw', 'ioredis']) {
         if (existsSync(join(consumer, 'node_modules', optional)))
           throw new GateFailure(`the optional peer ${optional} was installed; consumers must not get it by default`);
@@ -436,6 +466,10 @@ async function main(): Promise<void> {
         await step(`installed command ${name}`, () => binSmoke(consumer, name));
       }
     }
+
+    await step("the guides' first steps in an empty folder (README Install, getting-started, quickstart)", () => firstSteps(work, tarball));
+
+    await step('npx --package <tarball> merchant-stablecoin-sandbox, without installing', () => npxFromTarball(work, tarball));
 
     await step(
       `one-call consumer bundle (esbuild, node and neutral, ESM, minified) within ${BUNDLE_BUDGET_BYTES.toLocaleString('en-US')} bytes`,
@@ -521,6 +555,131 @@ await client.close();
       throw new GateFailure(
         `the one-call consumer bundle (platform ${platform}) is ${bytes} bytes, over the budget of ${BUNDLE_BUDGET_BYTES}`,
       );
+  }
+}
+
+/**
+ * Fails on what npm says about the package's install scripts. npm 11 lists the lifecycle
+ * scripts of a non-registry dependency (a tarball's `prepare` included) that its `allowScripts`
+ * does not cover; the packed package.json has none (prepack leaves `prepare` out).
+ */
+function installWarnings(output: string): void {
+  const lines = output.split('\n').filter((l) => /^npm warn/i.test(l) && /install-scripts|allowScripts|merchant-stablecoin/.test(l));
+  if (lines.length > 0) throw new GateFailure(`npm warned while installing the tarball:\n${lines.join('\n')}`);
+}
+
+/** A fenced block of `lang` after `heading` in a Markdown text. */
+function blockAfter(markdown: string, heading: string, lang: string): string {
+  const at = markdown.indexOf(heading);
+  const m = at < 0 ? null : new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\``, 'm').exec(markdown.slice(at));
+  if (m === null) throw new GateFailure(`no ${lang} block after "${heading}"`);
+  return m[1]!;
+}
+
+/**
+ * What a user does first, in an empty folder, by the installed guides: `npm init -y`, the
+ * README's `npm install ./<tarball>`, the getting-started guide's first call (no credentials),
+ * then the sandbox command through npx (the installed copy: npx finds it in node_modules/.bin and
+ * downloads nothing) and the README's quickstart, as printed, configured only by the variables the
+ * command exported.
+ */
+async function firstSteps(work: string, tarball: string): Promise<void> {
+  const dir = join(work, 'first-steps');
+  mkdirSync(dir);
+  const file = basename(tarball);
+  copyFileSync(tarball, join(dir, file));
+  await must(NPM, ['init', '-y'], { cwd: dir });
+  installWarnings(await must(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${file}`], { cwd: dir }));
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  if (manifest.dependencies?.[pkg.name] !== `file:${file}`)
+    throw new GateFailure(`npm recorded ${JSON.stringify(manifest.dependencies)}, not the file: dependency the README names`);
+  const guides = join(dir, 'node_modules', pkg.name);
+
+  const gettingStarted = readFileSync(join(guides, 'docs', 'getting-started.md'), 'utf8');
+  writeFileSync(join(dir, 'first-call.mjs'), blockAfter(gettingStarted, '## 1. A first call with no credentials', 'ts'));
+  const first = await must(process.execPath, ['first-call.mjs'], { cwd: dir, timeoutMs: 60_000 });
+  if (!/^wdr_\S+ locked$/m.test(first)) throw new GateFailure(`getting-started's first call printed:\n${first}`);
+
+  const readme = readFileSync(join(guides, 'README.md'), 'utf8');
+  writeFileSync(join(dir, 'quickstart.mjs'), blockAfter(readme, '## Quickstart', 'ts'));
+  const { env, stop } = await startSandboxCommand(NPX, [`${pkg.name}-sandbox`, '--port', '0'], dir);
+  try {
+    const out = await must(process.execPath, ['quickstart.mjs'], { cwd: dir, env: { ...withoutMerchantEnv(), ...env }, timeoutMs: 60_000 });
+    if (!/^wdr_\S+ locked$/m.test(out)) throw new GateFailure(`the README's quickstart printed:\n${out}`);
+    process.stdout.write(`${first.split('\n')[0]!}; quickstart ${/^wdr_\S+/m.exec(out)![0]}; `);
+  } finally {
+    stop();
+  }
+}
+
+/**
+ * The README's form for a project that does not install the package: npx unpacks the tarball into
+ * its cache and runs the command. npx asks before it installs; `npm_config_yes` answers that
+ * question here, for this local file only (never for a name looked up on the registry).
+ */
+async function npxFromTarball(work: string, tarball: string): Promise<void> {
+  const dir = join(work, 'npx-from-tarball');
+  mkdirSync(dir);
+  const file = basename(tarball);
+  copyFileSync(tarball, join(dir, file));
+  const out = await must(NPX, ['--package', `./${file}`, `${pkg.name}-sandbox`, '--help'], {
+    cwd: dir,
+    env: { ...process.env, npm_config_yes: 'true' },
+    timeoutMs: 120_000,
+  });
+  installWarnings(out);
+  if (!out.includes(`Usage: ${pkg.name}-sandbox`)) throw new GateFailure(`npx --package ./${file} printed:\n${out}`);
+}
+
+/** The environment without the developer's own MERCHANT_API_* settings. */
+function withoutMerchantEnv(): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(base)) if (key.startsWith('MERCHANT_API_')) delete base[key];
+  return base;
+}
+
+/** Starts the sandbox command; resolves with the four MERCHANT_API_* values it exported. */
+async function startSandboxCommand(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<{ env: Record<string, string>; stop: () => void }> {
+  // Its own process group: npx runs the command in a shell, and stopping the group stops them all.
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...withoutMerchantEnv(), PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const stop = (): void => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      child.kill('SIGTERM'); // the group is gone already, or no process groups here (Windows)
+    }
+  };
+  try {
+    const env = await new Promise<Record<string, string>>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new GateFailure(`${args[0] ?? command} printed no credentials within 30 s:\n${out}`)), 30_000);
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        const vars = Object.fromEntries([...out.matchAll(/^(?:export )?(MERCHANT_API_[A-Z_]+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+        if (Object.keys(vars).length === 4) {
+          clearTimeout(timer);
+          resolve(vars);
+        }
+      });
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        reject(new GateFailure(`${args[0] ?? command} exited ${String(code)} before serving:\n${out}`));
+      });
+    });
+    return { env, stop };
+  } catch (err) {
+    stop();
+    throw err;
   }
 }
 

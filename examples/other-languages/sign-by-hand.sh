@@ -1,7 +1,9 @@
 #!/bin/sh
 # Calls the Merchant Stablecoin sandbox by hand with curl and openssl (and sed to read JSON).
 #
-# Start the sandbox (`npx merchant-stablecoin-sandbox --seed seed.json`), paste its `export`
+# Start the sandbox (`npx merchant-stablecoin-sandbox --seed seed.json` in a project that installed
+# the package, or `npx --package ./merchant-stablecoin-0.1.0.tgz merchant-stablecoin-sandbox --seed
+# seed.json` from its tarball: docs/sandbox-server.md, "Start it"), paste its `export`
 # lines, then run `sh sign-by-hand.sh [member]`. It exchanges a token, signs a withdrawal, reads
 # the member's balance, then sends a request whose signature cannot match (the query is left out
 # of the signed path) and prints the sandbox's diagnosis of it.

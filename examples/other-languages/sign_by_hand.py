@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Calls the Merchant Stablecoin sandbox by hand, with the standard library only.
 
-Start the sandbox (`npx merchant-stablecoin-sandbox --seed seed.json`), paste its `export` lines,
-then run `python3 sign_by_hand.py [member]`. It exchanges a token, signs a withdrawal, reads the
+Start the sandbox (`npx merchant-stablecoin-sandbox --seed seed.json` in a project that installed
+the package, or `npx --package ./merchant-stablecoin-0.1.0.tgz merchant-stablecoin-sandbox --seed
+seed.json` from its tarball: docs/sandbox-server.md, "Start it"), paste its `export` lines, then
+run `python3 sign_by_hand.py [member]`. It exchanges a token, signs a withdrawal, reads the
 member's balance, then sends a request whose signature cannot match (the query is left out of the
 signed path) and prints the sandbox's diagnosis of it.
 """

@@ -25,6 +25,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   bin?: Record<string, string>;
+  scripts: Record<string, string>;
 };
 /** The conditions of runtimes that get the fetch-only build (`dist/web`), in order. */
 const WEB_CONDITIONS = ['workerd', 'worker', 'edge-light', 'browser', 'deno', 'bun'];
@@ -71,13 +72,33 @@ describe('package.json', () => {
     expect(SDK_VERSION).toBe(pkg.version);
   });
 
-  it('ships only dist, the OpenAPI document and the docs, supports Node 20.18.1+, and is side-effect free', () => {
-    expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'openapi.json', 'docs/*.md']));
-    const shipped = ['dist', 'openapi.json', 'docs/*.md', 'bench/README.md', 'README.md', 'CHANGELOG.md', 'CONTRIBUTING.md', 'LICENSE'];
+  it('ships only dist, the OpenAPI document, the docs and the other-language examples, supports Node 20.18.1+, and is side-effect free', () => {
+    expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'openapi.json', 'docs/*.md', 'examples/other-languages']));
+    const shipped = [
+      'dist',
+      'openapi.json',
+      'docs/*.md',
+      'examples/other-languages',
+      'bench/README.md',
+      'README.md',
+      'CHANGELOG.md',
+      'CONTRIBUTING.md',
+      'LICENSE',
+    ];
     expect(pkg.files.every((f) => shipped.includes(f))).toBe(true);
     expect(pkg.engines.node).toBe('>=20.18.1');
     expect(pkg.type).toBe('module');
     expect(pkg.sideEffects).toBe(false);
+  });
+
+  it('builds dist/ from git with prepare, and packs a package.json without it (prepack strips it, postpack puts it back)', () => {
+    // A package.json without prepare here means a pack died between its prepack and postpack:
+    // `tsx scripts/pack-manifest.ts restore` puts it back. Git installs need it to build dist/.
+    expect(pkg.scripts['prepare']).toBe('tsx scripts/prepare.ts');
+    expect(pkg.scripts['prepack']).toBe('tsx scripts/prepare.ts && tsx scripts/pack-manifest.ts strip');
+    expect(pkg.scripts['postpack']).toBe('tsx scripts/pack-manifest.ts restore');
+    // No script npm counts as an install script may reach the tarball: npm 11 lists them on install.
+    for (const name of ['preinstall', 'install', 'postinstall']) expect(pkg.scripts[name], name).toBeUndefined();
   });
 
   it('keeps runtime dependencies to undici, zod, decimal.js and uuid; msw and ioredis are optional peers', () => {

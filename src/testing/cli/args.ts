@@ -48,8 +48,9 @@ Options:
   --signature-skew-ms <n> set the clock signatures are checked against n ms from real time
                           (negative: behind), to test timestamp_out_of_range (env
                           MERCHANT_SANDBOX_SIGNATURE_SKEW_MS; default 0)
-  --seed <file.json>      seed data: {"members": [...], "cards": [...], "reports": [...]},
-                          applied at start and after every POST /__sandbox/reset
+  --seed <file.json>      seed data, a JSON object of optional lists: {"products": [...],
+                          "members": [...], "cards": [...], "reports": [...]}, applied in
+                          that order at start and after every POST /__sandbox/reset
   -h, --help              print this help and exit
 
 Prints only the values it generated: a credential or secret given by flag or environment is
