@@ -411,7 +411,10 @@ export function buildOpenApiDocument(root: string): Record<string, unknown> {
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [
-      { url: SANDBOX_DEFAULT_URL, description: 'The SDK sandbox server (`npx merchant-stablecoin-sandbox`, default port).' },
+      {
+        url: SANDBOX_DEFAULT_URL,
+        description: "The SDK sandbox server (`merchant-stablecoin-sandbox`, default port; see the README's Install section).",
+      },
       {
         url: '{base_url}',
         description: 'The service: production and sandbox are different hosts (not shown by the specification).',
