@@ -378,7 +378,9 @@ async function main(): Promise<void> {
   try {
     const tarball = await step('npm pack', async () => {
       const out = await must(NPM, ['pack', '--json', '--pack-destination', work]);
-      const info = JSON.parse(out.slice(out.indexOf('['))) as Array<{
+      // npm's JSON answer starts on a line of its own; lifecycle scripts may print before it.
+      const start = out.search(/^\[\s*$/m);
+      const info = JSON.parse(out.slice(start === -1 ? out.indexOf('[') : start)) as Array<{
         filename: string;
         size: number;
         unpackedSize: number;

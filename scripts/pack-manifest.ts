@@ -19,7 +19,7 @@
  * the kept copy and restores it first; `npm run check:package` and test/package/manifest.test.ts
  * fail while package.json lacks `prepare`.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -40,7 +40,16 @@ interface Kept {
 }
 
 const read = (): Manifest => JSON.parse(readFileSync(PKG, 'utf8')) as Manifest;
-const write = (pkg: Manifest): void => writeFileSync(PKG, `${JSON.stringify(pkg, null, 2)}\n`);
+/**
+ * Writes package.json back, keeping its modification time: a pack must not make `dist/` look
+ * older than package.json (scripts/prepare.ts would then rebuild inside the next `npm pack`, and
+ * the build's output would land in `npm pack --json`'s answer).
+ */
+const write = (pkg: Manifest): void => {
+  const { atime, mtime } = statSync(PKG);
+  writeFileSync(PKG, `${JSON.stringify(pkg, null, 2)}\n`);
+  utimesSync(PKG, atime, mtime);
+};
 
 /** Puts the kept `prepare` back, unless package.json already has one; removes the kept copy. */
 function restore(): void {
@@ -54,7 +63,7 @@ function restore(): void {
     entries.splice(at === 0 && kept.after !== null ? entries.length : at, 0, ['prepare', kept.script]);
     pkg.scripts = Object.fromEntries(entries);
     write(pkg);
-    console.log('pack-manifest: scripts.prepare restored in package.json');
+    console.error('pack-manifest: scripts.prepare restored in package.json');
   }
   rmSync(KEPT);
 }
@@ -72,7 +81,7 @@ function strip(): void {
   writeFileSync(KEPT, JSON.stringify(kept));
   delete scripts['prepare'];
   write(pkg);
-  console.log('pack-manifest: scripts.prepare left out of the packed package.json');
+  console.error('pack-manifest: scripts.prepare left out of the packed package.json');
 }
 
 const mode = process.argv[2];

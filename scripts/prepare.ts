@@ -27,8 +27,12 @@ const sources = Math.max(
 );
 const stale = !BUILT.every(existsSync) || Math.min(...BUILT.map((f) => statSync(f).mtimeMs)) < sources;
 if (stale) {
-  const tsup = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'tsup', 'dist', 'cli-default.js')], { cwd: ROOT, stdio: 'inherit' });
+  const tsup = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'tsup', 'dist', 'cli-default.js')], {
+    cwd: ROOT,
+    stdio: ['ignore', 2, 2],
+  });
   process.exitCode = tsup.status ?? 1;
 } else {
-  console.log('prepare: dist/ is up to date');
+  // On stderr: `npm pack --json` answers on stdout, and runs this as part of `prepack`.
+  console.error('prepare: dist/ is up to date');
 }
