@@ -16,7 +16,7 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
 /** What `faultOn` does when its needle arrives. */
-export type Fault = 'lose-reply' | 'drop';
+type Fault = 'lose-reply' | 'drop';
 
 /** A running proxy. */
 export interface TcpProxy {
