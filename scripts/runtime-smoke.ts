@@ -473,6 +473,52 @@ async function smokeAll(dir: string, settings: Record<string, unknown>, results:
   }
 }
 
+/**
+ * docs/testing.md's msw 3 callback recipe (`onUnhandledFrame`: let loopback through, throw for the
+ * rest): a money-moving POST it refuses is reported not sent, once, with the thrown error as the
+ * cause, and the intent journal is left empty. On a Node.js older than 22.12 msw 3 cannot run
+ * (`Promise.withResolvers`): the same call is a refusal that says which Node.js msw 3 needs.
+ */
+const MSW_CALLBACK = `import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { MemoryJournal, MerchantClient } from 'merchant-stablecoin';
+
+const BASE_URL = 'https://sandbox.merchant-api.test';
+const refused = [];
+const server = setupServer(
+  http.post(BASE_URL + '/v1/connect/token', () =>
+    HttpResponse.json({ auth_token: 'tok_test', expired_at: Math.floor(Date.now() / 1000) + 1800, token_type: 'Bearer', scopes: [] }),
+  ),
+);
+server.listen({
+  onUnhandledFrame({ frame }) {
+    if (frame.protocol !== 'http') return;
+    const { request } = frame.data;
+    if (new URL(request.url).hostname === '127.0.0.1') return; // the suite's own app
+    refused.push(request.method + ' ' + new URL(request.url).pathname);
+    throw new Error('unhandled ' + request.method + ' ' + request.url);
+  },
+});
+const old = Number(process.versions.node.split('.')[0]) < 22;
+try {
+  const journal = new MemoryJournal();
+  const client = new MerchantClient({ baseUrl: BASE_URL, clientId: 'cli_test', apiKey: 'k', signingKey: 's', journal, logger: {} });
+  try {
+    const err = await client.member('cust-42').withdrawals.create({ asset: 'USDT', amount: '1', to_address: 'T1' }).then(() => undefined, (e) => e);
+    if (err?.name !== 'CallInterruptedError' || err.call?.sent !== 'no') throw err ?? new Error('the refused withdrawal succeeded');
+    const cause = String(err.cause?.message);
+    if (old ? !/msw 3 needs Node\\.js 22\\.12/.test(cause) : !/^unhandled POST https:\\/\\/sandbox\\.merchant-api\\.test\\/v1\\/withdrawals/.test(cause)) throw err;
+    if (JSON.stringify(refused) !== JSON.stringify(old ? [] : ['POST /v1/withdrawals'])) throw new Error('refused: ' + JSON.stringify(refused));
+    if (journal.open().length !== 0) throw new Error('the journal holds the refused call');
+  } finally {
+    await client.close();
+  }
+} finally {
+  server.close();
+}
+console.log('SMOKE OK ' + (old ? 'msw 3 unsupported here, said plainly, not sent' : 'callback recipe: refused once, not sent, its error the cause, journal empty'));
+`;
+
 /** msw 3 beside the tarball, on Node 22 and 24 (msw 3 needs Node 22.12 or later). */
 async function smokeMsw3(work: string, tarball: string, results: [string, Outcome][]): Promise<void> {
   const names = ['msw 3 on node 22', 'msw 3 on node 24'];
@@ -489,14 +535,24 @@ async function smokeMsw3(work: string, tarball: string, results: [string, Outcom
     return;
   }
   writeFileSync(join(dir, 'msw.mjs'), MSW);
+  writeFileSync(join(dir, 'msw-callback.mjs'), MSW_CALLBACK);
   for (const [name, path] of [
     [names[0]!, NODE_LTS[0][1]],
     [names[1]!, NODE_LTS[1][1]],
   ] as const) {
     const b = await binary(path, ['--version']);
     if ('skip' in b) results.push([name, { status: 'skipped', detail: b.skip }]);
-    else results.push([name, verdict(await run(b.bin, ['msw.mjs'], { cwd: dir }))]);
+    else {
+      results.push([name, verdict(await run(b.bin, ['msw.mjs'], { cwd: dir }))]);
+      results.push([`${name}, callback recipe`, verdict(await run(b.bin, ['msw-callback.mjs'], { cwd: dir }))]);
+    }
   }
+  // This Node.js (20 in CI): msw 3 cannot run here, and the SDK says so.
+  if (Number(process.versions.node.split('.')[0]) < 22)
+    results.push([
+      `msw 3 on node ${process.versions.node} (unsupported)`,
+      verdict(await run(process.execPath, ['msw-callback.mjs'], { cwd: dir })),
+    ]);
 }
 
 function report(results: readonly [string, Outcome][]): void {
