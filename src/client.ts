@@ -138,7 +138,7 @@ export class MerchantClient {
     const tokens = new TokenManager({
       store: options.tokenStore ?? new MemoryTokenStore(),
       key: typeof account === 'string' ? tokenKey(account) : account.then(tokenKey),
-      exchange: (signal) => exchangeToken(runner, config, signal),
+      exchange: (signal, parent) => exchangeToken(runner, config, signal, parent),
       now: () => this.#clock.now(),
       renewBeforeSeconds: config.tokenRenewBeforeSeconds,
     });

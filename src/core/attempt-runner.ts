@@ -142,7 +142,13 @@ export class AttemptRunner {
       bodyHash: undefined,
       secrets: [...call.secrets],
       own: new WeakSet(),
-      trace: this.#telemetry.startCall({ name: call.name, method: call.method, route: call.route, idempotencyKey: call.idempotencyKey }),
+      trace: this.#telemetry.startCall({
+        name: call.name,
+        method: call.method,
+        route: call.route,
+        idempotencyKey: call.idempotencyKey,
+        parent: call.traceParent,
+      }),
       started,
       deadline: started + timeoutMs * (maxRetries + 1),
       waits: undefined,
@@ -239,7 +245,8 @@ export class AttemptRunner {
       // No usable token in memory: the call waits for a renewal (its own, or one in flight) until
       // its deadline; a renewal shared with other calls goes on for them.
       const before = performance.now();
-      token = await this.#waited(auth.tokens.get(this.#waitSignal(p)), p, 'while waiting for a token');
+      // The exchange this call starts is traced as its child.
+      token = await this.#waited(auth.tokens.get(this.#waitSignal(p), p.trace.context()), p, 'while waiting for a token');
       p.trace.event('token.wait', { attempt: p.attempt, waited_ms: Math.round(performance.now() - before) });
     }
     this.#redactor.rememberToken(token);

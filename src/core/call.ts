@@ -40,6 +40,8 @@ export interface PreparedCall {
    * journal's record): its deadline counts from here. Otherwise from the start of its attempts.
    */
   readonly startedAt?: number;
+  /** The trace context the call's span is a child of (a token exchange: the call that caused it). */
+  readonly traceParent?: unknown;
 }
 
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -138,7 +138,7 @@ class OpenTelemetryReporter implements Telemetry {
   }
 
   startCall(start: CallStart): CallTrace {
-    const parent = this.#api.context.active();
+    const parent = start.parent ?? this.#api.context.active();
     const attributes: Record<string, OpenTelemetryAttributeValue> = {
       'http.request.method': start.method,
       'url.template': start.route,
@@ -156,6 +156,7 @@ class OpenTelemetryReporter implements Telemetry {
         if (this.#propagate) this.#api.propagation.inject(this.#api.trace.setSpan(parent, span), headers);
       },
       end: (result) => this.#end(recording ? span : undefined, span, start, result, performance.now() - started),
+      context: () => this.#api.trace.setSpan(parent, span),
     };
   }
 

@@ -8,6 +8,11 @@ export interface CallStart {
   /** The route template, e.g. `/v1/withdrawals/{id}/confirm` (never the filled path: it holds ids). */
   readonly route: string;
   readonly idempotencyKey: string | undefined;
+  /**
+   * The trace context the call's span is a child of: that of the call that caused it (a token
+   * exchange made for a call is that call's child). Absent: the active context.
+   */
+  readonly parent?: unknown;
 }
 
 /** How a call ended, as a trace records it. */
@@ -33,6 +38,8 @@ export interface CallTrace {
   inject(headers: Record<string, string>): void;
   /** Ends the call's span and records its metrics. */
   end(result: CallEnd): void;
+  /** The trace context holding this call's span, for a call it causes (its token exchange). */
+  context(): unknown;
 }
 
 /**
@@ -56,6 +63,7 @@ const NOOP_TRACE: CallTrace = {
   event: () => undefined,
   inject: () => undefined,
   end: () => undefined,
+  context: () => undefined,
 };
 
 /** Telemetry that records nothing. */

@@ -9,8 +9,11 @@ export interface TokenManagerDeps {
    * is hashed with Web Crypto (asynchronous); only the store's calls wait for it.
    */
   readonly key: string | Promise<string>;
-  /** Performs one token exchange (`POST /v1/connect/token`); `signal` aborts it. */
-  readonly exchange: (signal: AbortSignal) => Promise<StoredToken>;
+  /**
+   * Performs one token exchange (`POST /v1/connect/token`); `signal` aborts it; `parent` is the
+   * trace context of the call that caused it.
+   */
+  readonly exchange: (signal: AbortSignal, parent?: unknown) => Promise<StoredToken>;
   /**
    * Service-clock milliseconds (the wall clock corrected for measured skew): read once when a
    * token arrives, to learn how long it has left.
@@ -69,9 +72,12 @@ export class TokenManager {
     return held !== undefined && this.#monotonic() < held.useUntil ? held.stored.token : undefined;
   }
 
-  /** A valid token, from memory when fresh (no await on the store in the hot path). */
-  get(signal?: AbortSignal): Promise<string> | string {
-    return this.current() ?? this.#renew(signal).then((t) => t.token);
+  /**
+   * A valid token, from memory when fresh (no await on the store in the hot path). `parent`: the
+   * trace context of the call asking, which an exchange it starts is traced under.
+   */
+  get(signal?: AbortSignal, parent?: unknown): Promise<string> | string {
+    return this.current() ?? this.#renew(signal, parent).then((t) => t.token);
   }
 
   /** Drops a token the service rejected with `invalid_token`; the next `get` renews. */
@@ -95,14 +101,15 @@ export class TokenManager {
     return arrived ? { stored: t, useUntil: now + STALE_TOKEN_REUSE_MS } : undefined;
   }
 
-  #renew(signal?: AbortSignal): Promise<StoredToken> {
+  #renew(signal?: AbortSignal, parent?: unknown): Promise<StoredToken> {
     // One renewal for all concurrent callers. A caller's abort stops its own wait; when every
     // caller has aborted, the renewal itself is aborted, so that no exchange (socket, timer)
     // outlives the calls that wanted it.
     let renewal = this.#inflight;
     if (renewal === undefined) {
       const controller = new AbortController();
-      const promise = this.#load(controller.signal).finally(() => {
+      // The caller that starts the renewal is the one its exchange is traced under.
+      const promise = this.#load(controller.signal, parent).finally(() => {
         if (this.#inflight === renewal) this.#inflight = undefined;
       });
       renewal = this.#inflight = { promise, controller, waiters: 0 };
@@ -118,7 +125,7 @@ export class TokenManager {
     });
   }
 
-  async #load(signal: AbortSignal): Promise<StoredToken> {
+  async #load(signal: AbortSignal, parent: unknown): Promise<StoredToken> {
     const store = this.#deps.store;
     const key = await this.#deps.key;
     const shared = await this.#fromStore(key);
@@ -127,7 +134,7 @@ export class TokenManager {
       // Another instance may have renewed while we waited for the fleet lock.
       const again = store.withRenewalLock ? await this.#fromStore(key) : undefined;
       if (again !== undefined) return again;
-      const token = await this.#deps.exchange(signal);
+      const token = await this.#deps.exchange(signal, parent);
       // Its life is measured from its arrival, before the store's write can delay it.
       const held = this.#hold(token, true);
       await store.set(key, token);

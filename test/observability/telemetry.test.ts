@@ -128,6 +128,32 @@ describe('a successful call', () => {
   });
 });
 
+describe('the token exchange a call causes', () => {
+  it("is traced as that call's child, with no application span around it", async () => {
+    server.on('POST', '/v1/withdrawals', { status: 201, body: ORDER });
+    await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
+    const [call] = byName('withdrawals.create');
+    const [exchange] = byName('connect.token');
+    // The call is a root span; the exchange it waited for is its child in the same trace.
+    expect(call!.parentSpanContext).toBeUndefined();
+    expect(exchange!.spanContext().traceId).toBe(call!.spanContext().traceId);
+    expect(exchange!.parentSpanContext?.spanId).toBe(call!.spanContext().spanId);
+  });
+
+  it('belongs to the call that started it: a later call that finds the token causes none', async () => {
+    server.on('POST', '/v1/withdrawals', { status: 201, body: ORDER });
+    await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
+    await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
+    const calls = byName('withdrawals.create');
+    const exchanges = byName('connect.token');
+    expect(calls).toHaveLength(2);
+    expect(exchanges).toHaveLength(1);
+    expect(exchanges[0]!.parentSpanContext?.spanId).toBe(calls[0]!.spanContext().spanId);
+    // The second call is a trace of its own, with no exchange under it.
+    expect(calls[1]!.spanContext().traceId).not.toBe(calls[0]!.spanContext().traceId);
+  });
+});
+
 describe('a retried call', () => {
   it('has an event per attempt and a retry event with its class and wait; the retries counter moves', async () => {
     server.on('POST', '/v1/withdrawals', [apiError(502, 'upstream_error'), { status: 201, body: ORDER }]);
