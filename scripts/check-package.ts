@@ -37,7 +37,8 @@
  * Exits non-zero on the first failure, printing the failing command's output. `--keep` leaves
  * the temporary consumer project on disk for inspection.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, posix } from 'node:path';
@@ -661,23 +662,7 @@ async function startSandboxCommand(
     }
   };
   try {
-    const env = await new Promise<Record<string, string>>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new GateFailure(`${args[0] ?? command} printed no credentials within 30 s:\n${out}`)), 30_000);
-      child.stdout.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        const vars = Object.fromEntries([...out.matchAll(/^(?:export )?(MERCHANT_API_[A-Z_]+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
-        if (Object.keys(vars).length === 4) {
-          clearTimeout(timer);
-          resolve(vars);
-        }
-      });
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
-      child.on('exit', (code) => {
-        clearTimeout(timer);
-        reject(new GateFailure(`${args[0] ?? command} exited ${String(code)} before serving:\n${out}`));
-      });
-    });
+    const env = await printedCredentials(child, args[0] ?? command, 30_000);
     return { env, stop };
   } catch (err) {
     stop();
@@ -713,23 +698,7 @@ async function binSmoke(consumer: string, name: string): Promise<void> {
   if (doc === undefined || !existsSync(join(consumer, doc))) throw new GateFailure(`${name} --help names no installed document:\n${help}`);
   const child = spawn(binPath, [], { cwd: consumer, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    const env = await new Promise<Record<string, string>>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new GateFailure(`${name} printed no credentials within 15 s:\n${out}`)), 15_000);
-      child.stdout.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        const vars = Object.fromEntries([...out.matchAll(/^(?:export )?(MERCHANT_API_[A-Z_]+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
-        if (Object.keys(vars).length === 4) {
-          clearTimeout(timer);
-          resolve(vars);
-        }
-      });
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
-      child.on('exit', (code) => {
-        clearTimeout(timer);
-        reject(new GateFailure(`${name} exited ${String(code)} before serving:\n${out}`));
-      });
-    });
+    const env = await printedCredentials(child, name, 15_000);
     writeFileSync(join(consumer, 'env-smoke.mjs'), ENV_SMOKE_MJS);
     const base: NodeJS.ProcessEnv = { ...process.env };
     for (const key of Object.keys(base)) if (key.startsWith('MERCHANT_API_')) delete base[key];
@@ -744,3 +713,31 @@ main().catch((err: unknown) => {
   console.error('\nPackage gates FAILED.');
   process.exit(1);
 });
+
+/** The four `MERCHANT_API_*` lines the sandbox command prints once it serves; fails if it exits or stays silent first. */
+function printedCredentials(
+  child: ChildProcessByStdio<null, Readable, Readable>,
+  name: string,
+  withinMs: number,
+): Promise<Record<string, string>> {
+  return new Promise<Record<string, string>>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(
+      () => reject(new GateFailure(`${name} printed no credentials within ${withinMs / 1000} s:\n${out}`)),
+      withinMs,
+    );
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const vars = Object.fromEntries([...out.matchAll(/^(?:export )?(MERCHANT_API_[A-Z_]+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+      if (Object.keys(vars).length === 4) {
+        clearTimeout(timer);
+        resolve(vars);
+      }
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new GateFailure(`${name} exited ${String(code)} before serving:\n${out}`));
+    });
+  });
+}

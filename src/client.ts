@@ -21,45 +21,10 @@ import { createSigner } from './core/crypto/signer.js';
 import { createTransport, proxyEnvNotice } from './core/platform/node.js';
 import { inBrowserPage, runtimeLabel } from './core/platform/runtime.js';
 import type { Transport } from './core/transport.js';
-import type { ApiPromise, CallOptions, QueryValue } from './core/types.js';
-import { checkRawPath } from './core/url.js';
+import type { ApiPromise } from './core/types.js';
+import { rawCall, type RawRequest } from './core/raw-request.js';
 import { Assets, MemberView, MerchantAccount, MerchantRemittances, Members, Reports, Sandbox, Withdrawals } from './resources/index.js';
-import type { EndpointDescriptor, HttpMethod } from './spec/endpoint.js';
 import { SDK_VERSION } from './version.js';
-import * as z from 'zod/mini';
-
-/** A request through the same pipeline for endpoints without a typed method. */
-export interface RawRequest {
-  /** HTTP method. */
-  readonly method: HttpMethod;
-  /**
-   * Path starting with `/v1/`, percent-encoded, without query (use `query`). Sent and signed
-   * exactly as given, so a path a URL parser would rewrite (a `.` or `..` segment, encoded or
-   * not, or a backslash) is refused with `InvalidArgumentError` before anything is sent.
-   */
-  readonly path: string;
-  /** Query parameters, sent in this order. */
-  readonly query?: Readonly<Record<string, QueryValue>>;
-  /** JSON body. */
-  readonly body?: unknown;
-  /** Member identifier for `x-on-behalf-of` (member-scoped endpoints). */
-  readonly onBehalfOf?: string;
-  /**
-   * Send `x-idempotency-key` (generated unless `idempotencyKey` is given). Default: true for every
-   * method other than GET and HEAD, so that a write retried after a timeout executes once. Pass
-   * `false` only for writes the service must not see a key on; such a write is never retried
-   * automatically once it may have reached the service.
-   */
-  readonly idempotent?: boolean;
-  /** Idempotency key to send (implies `idempotent`). */
-  readonly idempotencyKey?: string;
-  /** Top-level body fields whose values are secrets: masked if a server echoes them into an error. */
-  readonly secretFields?: readonly string[];
-  /** Per-call options. */
-  readonly options?: Omit<CallOptions, 'idempotencyKey'>;
-}
-
-const LOOSE_RESPONSE = z.unknown();
 
 /**
  * The Merchant Stablecoin Account API client.
@@ -184,27 +149,8 @@ export class MerchantClient {
   }
 
   #request<T>(req: RawRequest): ApiPromise<T> {
-    const write = req.method !== 'GET' && req.method !== 'HEAD';
-    const idempotent = req.idempotencyKey !== undefined || (req.idempotent ?? write);
-    const endpoint: EndpointDescriptor<T> = {
-      id: 'request',
-      method: req.method,
-      path: checkRawPath(req.path),
-      memberScoped: req.onBehalfOf !== undefined,
-      idempotent,
-      movesFunds: false,
-      typing: 'loose',
-      response: LOOSE_RESPONSE as z.ZodMiniType<T>,
-      // A keyless write retried after it may have executed could execute twice.
-      ...(write && !idempotent ? { retry: 'never' as const } : {}),
-      ...(req.secretFields === undefined ? {} : { secretFields: req.secretFields }),
-    };
-    return this.#pipeline.call(endpoint, {
-      query: req.query,
-      body: req.body,
-      member: req.onBehalfOf,
-      options: { ...req.options, idempotencyKey: req.idempotencyKey },
-    });
+    const { endpoint, args } = rawCall<T>(req);
+    return this.#pipeline.call(endpoint, args);
   }
 
   /**

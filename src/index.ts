@@ -9,12 +9,11 @@
  *
  * @packageDocumentation
  */
-export { MerchantClient, type RawRequest } from './client.js';
+export { MerchantClient } from './client.js';
+export type { RawRequest } from './core/raw-request.js';
 export type { MerchantClientOptions } from './core/config.js';
 export {
   MerchantSdkError,
-  ApiError,
-  isApiError,
   ConnectionError,
   TimeoutError,
   AbortError,
@@ -26,13 +25,11 @@ export {
   CallInterruptedError,
   OutcomeUnknownError,
   InvalidArgumentError,
-  PaginationRestartError,
-  PaginationStalledError,
-  type PaginationStallReason,
   type ResponseIssue,
-  type CallState,
-  type CallSent,
 } from './core/errors.js';
+export { ApiError, isApiError } from './core/api-error.js';
+export { PaginationRestartError, PaginationStalledError, type PaginationStallReason } from './core/pagination-errors.js';
+export { type CallState, type CallSent } from './core/call-state.js';
 export type {
   ApiPromise,
   CallOptions,

@@ -1,62 +1,22 @@
 import type { RateLimitBucket } from '../spec/endpoint.js';
+import { classify, fail, succeed, type OutcomeContext } from './attempt-outcome.js';
+import { RetryStep } from './attempt-retry.js';
+import type { AttemptSettings, Auth, CallBudget, ResultReader } from './attempt-types.js';
 import type { BucketGate } from './bucket-gate.js';
 import type { PreparedCall } from './call.js';
-import {
-  deadlineText,
-  endingError,
-  failureLabel,
-  finalError,
-  reached,
-  retryClassOfFailure,
-  stripQuery,
-  transportError,
-  transportFailure,
-} from './call-errors.js';
-import { answered, own, raiseSent, snapshot, type AttemptOutcome, type CallProgress, type Failed } from './call-progress.js';
+import { deadlineText, reached, stripQuery, transportError, transportFailure } from './call-errors.js';
+import { answered, own, raiseSent, type AttemptOutcome, type CallProgress } from './call-progress.js';
 import { remainingMs, waitsUntil } from './deadline.js';
-import { AbortError, ApiError, CallInterruptedError, TimeoutError, type CallState } from './errors.js';
-import { log, printable, type LogFields, type Logger, type LogLevel } from './logger.js';
+import { AbortError, CallInterruptedError, TimeoutError } from './errors.js';
+import { log, type LogFields, type LogLevel } from './logger.js';
 import type { Redactor } from './redactor.js';
-import { errorFromResponse } from './response.js';
-import { decideRetry, parseRetryAfter, rateLimitOf, retryClassFor, type BackoffSettings, type RetryRules } from './retry-policy.js';
+import type { RetryRules } from './retry-policy.js';
 import type { ServiceClock } from './service-clock.js';
 import { bodySha256, signAttempt, type SignatureHeaders, type Signer } from './signing.js';
-import { sleep } from './sleep.js';
 import type { Telemetry } from './telemetry.js';
-import type { TokenManager } from './token-manager.js';
-import { AttemptNotSentError, type Transport, type TransportResponse } from './transport.js';
+import { AttemptNotSentError, type Transport } from './transport.js';
 
-/** Client settings the attempt loop runs on. */
-export interface AttemptSettings {
-  readonly origin: string;
-  readonly timeoutMs: number;
-  readonly maxRetries: number;
-  readonly maxResponseBytes: number;
-  readonly userAgent: string;
-  readonly backoff: BackoffSettings;
-  readonly logger: Logger | undefined;
-}
-
-/** What a call's deadline is made of: `timeoutMs × (maxRetries + 1)` from its start. */
-export interface CallBudget {
-  readonly timeoutMs: number;
-  readonly maxRetries: number;
-}
-
-/** How a call authenticates: a bearer token, or the credentials of the token exchange itself. */
-export type Auth =
-  | { readonly kind: 'token'; readonly tokens: TokenManager }
-  | { readonly kind: 'credentials'; readonly clientId: string; readonly apiKey: string };
-
-/** What reading a 2xx response may use: the call's state, and the redaction of server text. */
-export interface ReadContext {
-  readonly state: CallState;
-  /** Masks every secret the client holds or this call sent. */
-  readonly redact: (text: string) => string;
-}
-
-/** Turns the 2xx response into the call's result (parse, validate); throws what it cannot read. */
-export type ResultReader<R> = (response: TransportResponse, context: ReadContext) => R;
+export type { AttemptSettings, Auth, CallBudget, ReadContext, ResultReader } from './attempt-types.js';
 
 /**
  * The attempt loop every call runs, the token exchange included: per attempt take a token, wait
@@ -75,6 +35,8 @@ export class AttemptRunner {
   readonly #gate: BucketGate;
   readonly #redactor: Redactor;
   readonly #telemetry: Telemetry;
+  readonly #outcomes: OutcomeContext;
+  readonly #retries: RetryStep;
 
   constructor(
     settings: AttemptSettings,
@@ -90,6 +52,8 @@ export class AttemptRunner {
     this.#gate = gate;
     this.#redactor = observers.redactor;
     this.#telemetry = observers.telemetry;
+    this.#outcomes = { logger: settings.logger, redactor: this.#redactor, clock: this.#clock };
+    this.#retries = new RetryStep({ ...this.#outcomes, backoff: settings.backoff, gate, telemetry: this.#telemetry });
   }
 
   /** Runs the call's attempts until a 2xx response that `read` accepts, or raises the final failure. */
@@ -102,12 +66,12 @@ export class AttemptRunner {
       for (;;) {
         p.attempt++;
         const outcome = await this.#attempt(p, auth);
-        if (outcome.ok) return this.#succeed(outcome.response, p, read);
-        if (await this.#repair(outcome, p, auth)) continue;
-        await this.#backOffOrRaise(outcome, p);
+        if (outcome.ok) return succeed(this.#outcomes, outcome.response, p, read);
+        if (await this.#retries.repair(outcome, p, auth)) continue;
+        await this.#retries.backOffOrRaise(outcome, p);
       }
     } catch (err) {
-      throw this.#fail(err, p);
+      throw fail(this.#outcomes, err, p);
     } finally {
       p.waits?.dispose();
     }
@@ -204,8 +168,9 @@ export class AttemptRunner {
       this.#log('debug', 'request failed', { ...where, error: wire.error.name, sent: reached(wire.failure) });
       return wire;
     }
-    answered(p, wire.response.status, this.#redact(wire.response.headers['x-request-id'], p));
-    const outcome = this.#classify(wire.response, p, token, durationMs);
+    const requestId = wire.response.headers['x-request-id'];
+    answered(p, wire.response.status, requestId === undefined ? undefined : this.#redactor.redact(requestId, p.secrets));
+    const outcome = classify(this.#outcomes, wire.response, p, token, durationMs);
     p.trace.event('attempt', {
       attempt: p.attempt,
       'http.response.status_code': wire.response.status,
@@ -306,171 +271,7 @@ export class AttemptRunner {
     }
   }
 
-  #redact(text: string | undefined, p: CallProgress): string | undefined {
-    return text === undefined ? undefined : this.#redactor.redact(text, p.secrets);
-  }
-
-  /** A response: success, the service's error by `code`, or a malformed body. */
-  #classify(response: TransportResponse, p: CallProgress, token: string | undefined, durationMs: number): AttemptOutcome {
-    const { call, attempt } = p;
-    // One line per attempt at debug only: built when debug lines are wanted.
-    const fields: LogFields | undefined =
-      this.#settings.logger?.debug === undefined
-        ? undefined
-        : { method: call.method, path: call.path, status: response.status, attempt, durationMs, requestId: p.requestId };
-    if (response.status >= 200 && response.status < 300) {
-      if (fields !== undefined) this.#log('debug', 'request succeeded', fields);
-      return { ok: true, response };
-    }
-    const error = errorFromResponse(response, {
-      idempotencyKey: call.idempotencyKey,
-      attempts: attempt,
-      redact: (text) => this.#redactor.redact(text, p.secrets),
-      redactValue: (value) => this.#redactor.redactValue(value, p.secrets),
-      retryClass: (code, status) => retryClassFor(code, status, p.rules),
-    });
-    own(p, error);
-    // An HTTP-date Retry-After is the service's clock: read against the service clock.
-    const retryAfterHeader = parseRetryAfter(response.headers['retry-after'], this.#clock.now());
-    if (!(error instanceof ApiError)) {
-      if (fields !== undefined) this.#log('debug', 'request failed with a malformed body', fields);
-      // A proxy's 429 page still says the bucket is full: its Retry-After is honoured.
-      const failure = { kind: 'malformed', status: response.status, retryAfterSeconds: retryAfterHeader } as const;
-      return { ok: false, error, failure, response, token };
-    }
-    if (fields !== undefined) this.#log('debug', 'request failed', { ...fields, requestId: error.requestId, code: printable(error.code) });
-    const retryAfterSeconds = retryAfterHeader ?? numberOrUndefined((error.extras as { retry_after?: unknown }).retry_after);
-    return { ok: false, error, failure: { kind: 'api', code: error.code, status: response.status, retryAfterSeconds }, response, token };
-  }
-
-  /** Reads the 2xx response and ends the call; what reading throws is this call's own error. */
-  #succeed<R>(response: TransportResponse, p: CallProgress, read: ResultReader<R>): R {
-    const state = snapshot(p);
-    let result: R;
-    try {
-      result = read(response, { state, redact: (text) => this.#redactor.redact(text, p.secrets) });
-    } catch (err) {
-      // A reader throws only the SDK's errors (validation, an unreadable body): this call's own.
-      throw own(p, err as Error);
-    }
-    const replayed = response.headers['x-idempotent-replay'] === 'true';
-    p.trace.end({ state, outcome: 'success', replayed });
-    if (this.#settings.logger?.info !== undefined) this.#log('info', 'call succeeded', { ...callFields(p, state), replayed });
-    return result;
-  }
-
-  /** The final error, with the call's state; its span and log line end the call. */
-  #fail(err: unknown, p: CallProgress): Error {
-    const state = snapshot(p);
-    const final = finalError(err, p, state, this.#redactor);
-    const api: ApiError | undefined = final instanceof ApiError ? (final as ApiError) : undefined;
-    const end = { state, outcome: api?.code ?? final.name, code: api?.code, retryClass: api?.retryClass, replayed: api?.replayed };
-    p.trace.end({ ...end, errorType: final.name });
-    this.#log('info', 'call failed', {
-      ...callFields(p, state),
-      code: end.code === undefined ? undefined : printable(end.code),
-      retryClass: end.retryClass,
-      replayed: end.replayed,
-      error: final.name,
-    });
-    return final;
-  }
-
-  /** Repairs the SDK may make once per call, outside the retry budget (spec: Authentication). */
-  async #repair(failed: Failed, p: CallProgress, auth: Auth): Promise<boolean> {
-    // Only the service's answers carry a code; a transport failure has nothing to repair.
-    const code = (failed.failure as { readonly code?: string }).code;
-    if (code === 'invalid_token' && auth.kind === 'token' && !p.tokenRenewed && failed.token !== undefined) {
-      p.tokenRenewed = true;
-      p.trace.event('token.renew', { attempt: p.attempt, reason: 'invalid_token' });
-      await auth.tokens.invalidate(failed.token);
-      return true;
-    }
-    if (code === 'timestamp_out_of_range' && !p.skewCorrected && this.#learnClock(failed, p)) {
-      p.skewCorrected = true;
-      p.trace.event('clock.correct', { attempt: p.attempt, offset_ms: this.#clock.offsetMs });
-      return true;
-    }
-    return false;
-  }
-
-  #learnClock(failed: Failed, p: CallProgress): boolean {
-    try {
-      return this.#clock.learnFrom(failed.response?.headers.date);
-    } catch (err) {
-      throw err instanceof Error ? own(p, err) : err;
-    }
-  }
-
-  /** Waits before the next attempt when the spec allows a retry; otherwise raises the failure. */
-  async #backOffOrRaise(failed: Failed, p: CallProgress): Promise<void> {
-    const { failure } = failed;
-    const backoff = this.#settings.backoff;
-    const decision = decideRetry(failure, {
-      retriesSoFar: p.retries,
-      maxRetries: p.maxRetries,
-      unknownRetried: p.unknownRetried,
-      rules: p.rules,
-      backoff,
-    });
-    // A wait that would reach the call's deadline is not begun: the call ends with this failure.
-    if (!decision.retry || decision.delayMs >= remainingMs(p.deadline)) {
-      // A 429 says the bucket is full for every call, so it pauses the others even when this
-      // call gives up (retries spent, its deadline, or a Retry-After beyond maxRetryAfterMs:
-      // capped there).
-      const retryAfterSeconds = rateLimitOf(failure)?.retryAfterSeconds;
-      if (retryAfterSeconds !== undefined) this.#pause(p, Math.min(retryAfterSeconds * 1000, backoff.maxRetryAfterMs));
-      throw endingError(failed, p);
-    }
-    p.retries++;
-    if (decision.unknownCode) p.unknownRetried = true;
-    const retryClass = retryClassOfFailure(failure, p.rules);
-    const reason = printable(this.#redactor.redact(failureLabel(failure), p.secrets));
-    this.#telemetry.retry(p.call.name, retryClass);
-    p.trace.event('retry', { attempt: p.attempt, delay_ms: decision.delayMs, reason, 'merchant_stablecoin.retry_class': retryClass });
-    // A rate-limited retry waits at admission, with every other call of its bucket.
-    if (decision.rateLimited) this.#pause(p, decision.delayMs);
-    const fields = { endpoint: p.call.name, method: p.call.method, path: p.call.path, attempt: p.attempt, delayMs: decision.delayMs };
-    this.#log('warn', 'retrying', { ...fields, reason, retryClass, idempotencyKey: p.call.idempotencyKey });
-    // An abort ends the wait early; the next attempt starts by raising it, with the signal's reason.
-    await sleep(decision.rateLimited ? 0 : decision.delayMs, p.signal).catch(() => undefined);
-  }
-
-  /**
-   * A 429 pauses the call's key for every call of this client (and the limiter's): its bucket,
-   * or only its sub-limit (one member's QR quotes, the bank search) when it has one, since the
-   * spec's sub-limit is the narrower quota that call may have hit.
-   */
-  #pause(p: CallProgress, ms: number): void {
-    const { bucket, subKey } = p.call;
-    this.#gate.pause(bucket, ms, subKey);
-    this.#telemetry.pause(bucket, ms);
-    // The sub-limit's name only: a member id is not a trace attribute.
-    const sub = subKey === undefined ? {} : { sub_limit: subKey.split(':')[0]! };
-    p.trace.event('rate_limit.pause', { bucket, ...sub, pause_ms: Math.round(ms) });
-  }
-
   #log(level: LogLevel, message: string, fields: LogFields): void {
     log(this.#settings.logger, level, message, fields);
   }
-}
-
-/** The fields a call-level log line carries: those of the call's span. */
-function callFields(p: CallProgress, state: CallState): LogFields {
-  return {
-    endpoint: p.call.name,
-    method: p.call.method,
-    route: p.call.route,
-    status: state.status,
-    attempts: state.attempts,
-    requestId: state.requestId,
-    idempotencyKey: state.idempotencyKey,
-    sent: state.sent,
-    durationMs: Math.round(performance.now() - p.started),
-  };
-}
-
-/** A body's `retry_after` seconds: a finite number, not negative (JSON reads `1e400` as Infinity). */
-function numberOrUndefined(v: unknown): number | undefined {
-  return Number.isFinite(v) && (v as number) >= 0 ? (v as number) : undefined;
 }

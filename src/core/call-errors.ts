@@ -4,7 +4,6 @@ import { answered, own, type CallProgress, type Failed } from './call-progress.j
 import {
   AbortError,
   AcceptedButUnreadableError,
-  ApiError,
   CallInterruptedError,
   ConnectionError,
   MalformedResponseError,
@@ -12,9 +11,9 @@ import {
   OutcomeUnknownError,
   RedirectRefusedError,
   TimeoutError,
-  withCallState,
-  type CallState,
 } from './errors.js';
+import { ApiError } from './api-error.js';
+import { withCallState, type CallState } from './call-state.js';
 import { printable } from './logger.js';
 import type { Redactor } from './redactor.js';
 import { lockoutStopped, outcomeUnknown, retryClassFor, type AttemptFailure, type RetryRules } from './retry-policy.js';

@@ -1,6 +1,6 @@
 import type { PreparedCall } from './call.js';
 import type { CallWaits } from './deadline.js';
-import type { CallSent, CallState } from './errors.js';
+import type { CallSent, CallState } from './call-state.js';
 import type { AttemptFailure, RetryRules } from './retry-policy.js';
 import type { CallTrace } from './telemetry.js';
 import type { TransportResponse } from './transport.js';

@@ -3,15 +3,8 @@ import type { PreparedCall } from './call.js';
 import { deadlineText, stripQuery } from './call-errors.js';
 import type { CallBudget } from './attempt-runner.js';
 import { DeadlinePassed, waitsUntil } from './deadline.js';
-import {
-  AbortError,
-  CallInterruptedError,
-  type MerchantSdkError,
-  OutcomeUnknownError,
-  TimeoutError,
-  withCallState,
-  type CallState,
-} from './errors.js';
+import { AbortError, CallInterruptedError, type MerchantSdkError, OutcomeUnknownError, TimeoutError } from './errors.js';
+import { withCallState, type CallState } from './call-state.js';
 import type { IntentJournal, JournalIntent } from './journal.js';
 import { neverResent, settles, storedUnderKey } from './journal-rules.js';
 import { log, type Logger } from './logger.js';

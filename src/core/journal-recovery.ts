@@ -1,6 +1,5 @@
 import type { EndpointDescriptor } from '../spec/endpoint.js';
 import { ENDPOINTS } from '../spec/endpoints.js';
-import { bucketOf, subLimitOf } from '../spec/rate-limits.js';
 import type { PreparedCall } from './call.js';
 import { nonNegativeInt, positiveInt } from './checks.js';
 import { InvalidArgumentError } from './errors.js';
@@ -14,8 +13,8 @@ import {
   type RecoveryReport,
 } from './journal-report.js';
 import { neverResent, storedUnderKey, templateMismatch } from './journal-rules.js';
+import { checkFor, preparedOf, withParams } from './journal-resend.js';
 import { log, printable, type Logger } from './logger.js';
-import { isSignedMethod } from './signing.js';
 import type { WithResponse } from './types.js';
 
 /** What recovery needs from the client. */
@@ -262,50 +261,4 @@ function interrupted(run: Run, cause: unknown): RecoveryInterruptedError {
     report,
     cause,
   );
-}
-
-/** The intent as a call: its own path, body bytes and key; the bucket from its path. */
-function preparedOf(intent: JournalIntent, endpoint: EndpointDescriptor<unknown>, basePath: string, signal?: AbortSignal): PreparedCall {
-  const filled = intent.path.startsWith(basePath) ? intent.path.slice(basePath.length) : intent.path;
-  const member = intent.member ?? undefined;
-  return {
-    // The span and log lines of a resend say it is one.
-    name: `recover ${endpoint.id.replace(/^member\./, '')}`,
-    route: endpoint.path,
-    method: intent.method,
-    path: intent.path,
-    body: intent.body === null ? undefined : new TextEncoder().encode(intent.body),
-    signed: isSignedMethod(intent.method),
-    idempotencyKey: intent.key,
-    member,
-    bucket: bucketOf(intent.method, filled),
-    subKey: subLimitOf(intent.method, filled, member),
-    extraHeaders: undefined,
-    options: signal === undefined ? undefined : { signal },
-    secrets: [],
-  };
-}
-
-/**
- * Where to look when an intent is not sent again: the object's GET where the spec has one (cards,
- * remittances), else the balances the operation moves (the spec shows no GET of a withdrawal, a
- * conversion or a payment by id; the idempotency key identifies the operation to support).
- */
-function checkFor(intent: JournalIntent): string {
-  const object = /^(.*\/v1\/(?:cards|remittances)\/[^/?]+)\//.exec(intent.path);
-  if (object !== null) return `GET ${object[1]} shows whether it happened`;
-  if (intent.endpoint === 'member.kyc.quickBind') return 'GET /v1/kyc (same member) shows whether the binding was made';
-  const where = intent.endpoint.startsWith('member.')
-    ? 'GET /v1/balances (same member; a withdrawal sits in withdrawing)'
-    : 'GET /v1/merchant/balances';
-  return `no GET by id in the spec: ${where} shows whether the funds moved; quote the idempotency key to support`;
-}
-
-/** `text` with the route's parameters (`{id}`) replaced by the intent's: `GET /v1/cards/crd_1`. */
-function withParams(text: string, route: string, path: string): string {
-  const names: string[] = [];
-  const source = route.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name: string) => (names.push(name), '([^/?]+)'));
-  const values = new RegExp(`${source}(?:\\?|$)`).exec(path);
-  if (values === null) return text;
-  return names.reduce((t, name, i) => t.replaceAll(`{${name}}`, values[i + 1]!), text);
 }

@@ -1,6 +1,7 @@
 import type { EndpointDescriptor } from '../spec/endpoint.js';
 import type { RetryClass } from '../spec/error-codes.js';
-import { AcceptedButUnreadableError, ApiError, MerchantSdkError } from './errors.js';
+import { AcceptedButUnreadableError, MerchantSdkError } from './errors.js';
+import { ApiError } from './api-error.js';
 import type { JournalIntent } from './journal.js';
 import { lockoutStopped, type RetryRules } from './retry-policy.js';
 

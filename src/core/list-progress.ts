@@ -1,4 +1,4 @@
-import { PaginationRestartError, PaginationStalledError } from './errors.js';
+import { PaginationRestartError, PaginationStalledError } from './pagination-errors.js';
 import type { ListOrderCheck, Page } from './types.js';
 
 /**

@@ -1,5 +1,6 @@
 import { ERROR_TYPES, type RetryClass } from '../spec/error-codes.js';
-import { ApiError, MalformedResponseError } from './errors.js';
+import { MalformedResponseError } from './errors.js';
+import { ApiError } from './api-error.js';
 import { printable } from './logger.js';
 import type { TransportResponse } from './transport.js';
 

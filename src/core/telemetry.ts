@@ -1,4 +1,4 @@
-import type { CallState } from './errors.js';
+import type { CallState } from './call-state.js';
 
 /** What a trace says about one call when it starts. */
 export interface CallStart {

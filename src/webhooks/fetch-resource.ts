@@ -1,4 +1,4 @@
-import type { RawRequest } from '../client.js';
+import type { RawRequest } from '../core/raw-request.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { CallOptions } from '../core/types.js';
 import { fillPath } from '../core/url.js';

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { nonNegativeInt, positiveInt, positiveNumber } from '../../src/core/checks.js';
-import { ApiError, InvalidArgumentError } from '../../src/core/errors.js';
+import { InvalidArgumentError } from '../../src/core/errors.js';
+import { ApiError } from '../../src/core/api-error.js';
 import { checkMemberId } from '../../src/core/member-id.js';
 import { notABucket, resolveQuotas } from '../../src/core/quotas.js';
 import { hasControlChars } from '../../src/core/text.js';
