@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 
 type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
@@ -30,6 +30,40 @@ const openapiJson: EsbuildPlugin = {
     });
   },
 };
+
+/** `import './chunk-X.js';`: an import for its evaluation order only. */
+const BARE_CHUNK_IMPORT = /^import '\.\/(chunk-[A-Z0-9]+\.js)';$/gm;
+const CHUNK_IMPORT = /from '\.\/(chunk-[A-Z0-9]+\.js)'/g;
+
+/**
+ * Blanks each bare chunk import of an ESM output file that its named imports already reach.
+ * esbuild writes them to keep the order chunks run in; with `"sideEffects": false` a consumer's
+ * bundler then warns on every build ("Ignoring this import … no side effects"). A chunk that a
+ * named import reaches runs before that import's chunk anyway, so the line adds nothing. A bare
+ * import nothing else reaches is kept (and check:package's bundling then fails on its warning).
+ * The line is blanked rather than removed, so the source map's lines still match.
+ */
+async function blankRedundantBareImports(outDir: string): Promise<void> {
+  const files = (await readdir(outDir)).filter((f) => f.endsWith('.js'));
+  const text = new Map(await Promise.all(files.map(async (f) => [f, await readFile(join(outDir, f), 'utf8')] as const)));
+  const reached = (from: string[]): Set<string> => {
+    const seen = new Set<string>();
+    const todo = [...from];
+    for (let f = todo.pop(); f !== undefined; f = todo.pop()) {
+      if (seen.has(f)) continue;
+      seen.add(f);
+      for (const m of (text.get(f) ?? '').matchAll(CHUNK_IMPORT)) todo.push(m[1]!);
+      for (const m of (text.get(f) ?? '').matchAll(BARE_CHUNK_IMPORT)) todo.push(m[1]!);
+    }
+    return seen;
+  };
+  for (const [file, code] of text) {
+    const named = [...code.matchAll(CHUNK_IMPORT)].map((m) => m[1]!);
+    const via = reached(named);
+    const next = code.replace(BARE_CHUNK_IMPORT, (line, chunk: string) => (via.has(chunk) ? '' : line));
+    if (next !== code) await writeFile(join(outDir, file), next);
+  }
+}
 
 const shared: Options = {
   sourcemap: true,
@@ -78,6 +112,7 @@ export default defineConfig([
     clean: ['!web/**'],
     target: 'node20',
     platform: 'node',
+    onSuccess: () => blankRedundantBareImports('dist'),
   },
   {
     ...shared,
@@ -90,5 +125,6 @@ export default defineConfig([
     // The simulator's server and the fleet stores use `node:` modules that Bun and Deno provide.
     external: [...(shared.external ?? []), /^node:/, 'ioredis'],
     esbuildPlugins: [openapiJson, webPlatform],
+    onSuccess: () => blankRedundantBareImports('dist/web'),
   },
 ]);
