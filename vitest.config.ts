@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // The merchant app is a project of its own, installed from the tarball: `npm run test:merchant-app`.
+    exclude: ['**/node_modules/**', 'examples/merchant-app/**'],
     // Hang guards, not speed bounds: no test relies on them to decide an outcome, and a loaded
     // 2-core machine may run a correct test many times slower than an idle one.
     testTimeout: 60_000,

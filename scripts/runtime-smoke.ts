@@ -29,12 +29,10 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NODE_LTS, NPM, ROOT, binary, clean, installRuntimes, run, type RunResult } from './runtimes.js';
+import { MSW3, NODE_LTS, NPM, ROOT, binary, clean, installRuntimes, run, type RunResult } from './runtimes.js';
 
 const ESBUILD = join(ROOT, 'node_modules', '.bin', 'esbuild');
 const keep = process.argv.includes('--keep');
-/** The msw 3 release the smoke installs beside the tarball. */
-const MSW3 = 'msw@3.0.5';
 
 async function must(command: string, args: readonly string[], options: Parameters<typeof run>[2] = {}): Promise<string> {
   const r = await run(command, args, options);

@@ -13,6 +13,9 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RUNTIMES = join(ROOT, 'smoke', 'runtimes');
 export const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
+/** The msw 3 release installed beside the tarball (msw 3 needs Node 22.12 or later). */
+export const MSW3 = 'msw@3.0.5';
+
 /** Node 22 and 24, the LTS lines merchants run, as their packages place the binary. */
 export const NODE_LTS = [
   ['node 22', 'node22/bin/node'],
