@@ -9,7 +9,7 @@ const ENTRIES = {
   // Not a package entry: idempotencyKeyFor in a file of its own, so that a bundler drops it (and
   // uuid with it) from an application that does not call it (uuid's v5 sets properties on the
   // function, which a bundler keeps when the code shares a file with what the application uses).
-  'idempotency-key': 'src/core/idempotency-key.ts',
+  'idempotency-key': 'src/core/call/idempotency-key.ts',
   testing: 'src/testing/index.ts',
   'testing-msw': 'src/testing/msw.ts',
   webhooks: 'src/webhooks/index.ts',

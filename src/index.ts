@@ -10,7 +10,7 @@
  * @packageDocumentation
  */
 export { MerchantClient } from './client.js';
-export type { RawRequest } from './core/raw-request.js';
+export type { RawRequest } from './core/call/raw-request.js';
 export type { MerchantClientOptions } from './core/config.js';
 export {
   MerchantSdkError,
@@ -26,10 +26,10 @@ export {
   OutcomeUnknownError,
   InvalidArgumentError,
   type ResponseIssue,
-} from './core/errors.js';
-export { ApiError, isApiError } from './core/api-error.js';
-export { PaginationRestartError, PaginationStalledError, type PaginationStallReason } from './core/pagination-errors.js';
-export { type CallState, type CallSent } from './core/call-state.js';
+} from './core/errors/errors.js';
+export { ApiError, isApiError } from './core/errors/api-error.js';
+export { PaginationRestartError, PaginationStalledError, type PaginationStallReason } from './core/lists/pagination-errors.js';
+export { type CallState, type CallSent } from './core/errors/call-state.js';
 export type {
   ApiPromise,
   CallOptions,
@@ -41,10 +41,10 @@ export type {
   PageResponse,
   QueryValue,
 } from './core/types.js';
-export type { Logger, LogFields, LogLevel, LogLevelSetting } from './core/logger.js';
-export type { TelemetryOptions, OpenTelemetryApi, OpenTelemetrySpan, OpenTelemetryAttributeValue } from './core/otel.js';
-export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/token-store.js';
-export { idempotencyKeyFor } from './core/idempotency-key.js';
+export type { Logger, LogFields, LogLevel, LogLevelSetting } from './core/telemetry/logger.js';
+export type { TelemetryOptions, OpenTelemetryApi, OpenTelemetrySpan, OpenTelemetryAttributeValue } from './core/telemetry/otel.js';
+export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/credentials/token-store.js';
+export { idempotencyKeyFor } from './core/call/idempotency-key.js';
 export {
   MemoryJournal,
   type IntentJournal,
@@ -54,7 +54,7 @@ export {
   type UnreadableJournalRecord,
   type JournalOpenAfterRequest,
   type JournalOpenAfter,
-} from './core/journal.js';
+} from './core/journal/intent-journal.js';
 export {
   RecoveryInterruptedError,
   type RecoverOptions,
@@ -65,11 +65,11 @@ export {
   type IntentFailed,
   type IntentToCheck,
   type IntentsLeftForLater,
-} from './core/journal-report.js';
-export type { RequestLimiter } from './core/limiter.js';
+} from './core/journal/report.js';
+export type { RequestLimiter } from './core/limits/limiter.js';
 export type { FetchFunction } from './core/transport/fetch.js';
 export type { UndiciDispatcher } from './core/transport/dispatcher.js';
-export type { BackoffSettings } from './core/retry-policy.js';
+export type { BackoffSettings } from './core/attempts/retry-policy.js';
 export { isKnownErrorCode, type ErrorCode, type ErrorType, type RetryClass, type ErrorExtras, type ExtrasOf } from './spec/error-codes.js';
 export type { HttpMethod, RateLimitBucket } from './spec/endpoint.js';
 export {
@@ -174,5 +174,5 @@ export type {
   FaucetCredit,
 } from './schemas/index.js';
 export { isSlippageAction, isSupplementAction, isUnknownAction, isLooseObject } from './schemas/index.js';
-export { MemoryRateLimiter, type MemoryRateLimiterOptions, type BucketUsage } from './core/rate-limiter.js';
-export { systemClock, type Clock } from './core/clock.js';
+export { MemoryRateLimiter, type MemoryRateLimiterOptions, type BucketUsage } from './core/limits/rate-limiter.js';
+export { systemClock, type Clock } from './core/time/clock.js';

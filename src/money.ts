@@ -1,5 +1,5 @@
 import { Decimal as DecimalJs } from 'decimal.js';
-import { InvalidArgumentError } from './core/errors.js';
+import { InvalidArgumentError } from './core/errors/errors.js';
 
 /**
  * An amount argument: a decimal string (`"25.50"`) or a `Decimal`. JavaScript numbers are not

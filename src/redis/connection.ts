@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { positiveNumber } from '../core/checks.js';
-import { InvalidArgumentError } from '../core/errors.js';
-import { log, type Logger } from '../core/logger.js';
+import { InvalidArgumentError } from '../core/errors/errors.js';
+import { log, type Logger } from '../core/telemetry/logger.js';
 import { classify, notSent, RedisStoreError, storeErrorOf } from './failures.js';
 import { RedisKeyspace } from './keyspace.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { positiveNumber } from '../core/checks.js';
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/errors/errors.js';
 import type { ClaimResult, EventStore } from '../webhooks/event-store.js';
 import { MemoryEventStore } from '../webhooks/memory-event-store.js';
 import { RedisGuard, type RedisStoreOptions } from './connection.js';

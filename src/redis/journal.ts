@@ -6,8 +6,8 @@ import {
   type JournalIntent,
   type JournalOpenAfter,
   type JournalOpenAfterRequest,
-} from '../core/journal.js';
-import { log } from '../core/logger.js';
+} from '../core/journal/intent-journal.js';
+import { log } from '../core/telemetry/logger.js';
 import { RedisGuard, type RedisStoreOptions } from './connection.js';
 import type { RedisStoreError } from './failures.js';
 import { keyDigest } from './keyspace.js';

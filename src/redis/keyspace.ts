@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/errors/errors.js';
 
 /** The prefix of every key the fleet stores write when none is given. */
 const DEFAULT_PREFIX = 'merchant-stablecoin';

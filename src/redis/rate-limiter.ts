@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { nonNegativeInt, positiveInt } from '../core/checks.js';
-import type { Clock } from '../core/clock.js';
-import { InvalidArgumentError } from '../core/errors.js';
-import type { RequestLimiter } from '../core/limiter.js';
-import { notABucket, resolveQuotas } from '../core/quotas.js';
-import { MemoryRateLimiter } from '../core/rate-limiter.js';
-import { sleep } from '../core/sleep.js';
+import type { Clock } from '../core/time/clock.js';
+import { InvalidArgumentError } from '../core/errors/errors.js';
+import type { RequestLimiter } from '../core/limits/limiter.js';
+import { notABucket, resolveQuotas } from '../core/limits/quotas.js';
+import { MemoryRateLimiter } from '../core/limits/rate-limiter.js';
+import { sleep } from '../core/time/sleep.js';
 import type { RateLimitBucket } from '../spec/endpoint.js';
 import { isRateLimitBucket } from '../spec/rate-limits.js';
 import { RedisGuard, type RedisStoreOptions } from './connection.js';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { positiveNumber } from '../core/checks.js';
-import { log } from '../core/logger.js';
-import { sleep } from '../core/sleep.js';
-import { MemoryTokenStore, type StoredToken, type TokenStore } from '../core/token-store.js';
+import { log } from '../core/telemetry/logger.js';
+import { sleep } from '../core/time/sleep.js';
+import { MemoryTokenStore, type StoredToken, type TokenStore } from '../core/credentials/token-store.js';
 import { RedisGuard, type RedisCommands, type RedisStoreOptions, type RunOptions } from './connection.js';
 import type { RedisStoreError } from './failures.js';
 import { keyDigest } from './keyspace.js';

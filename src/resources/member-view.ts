@@ -1,5 +1,5 @@
 import type { EndpointCaller } from '../core/types.js';
-import { checkMemberId } from '../core/member-id.js';
+import { checkMemberId } from '../core/call/member-id.js';
 import { bindMember, type MemberCaller } from './member/member-caller.js';
 import { MemberBalances } from './member/balances.js';
 import { MemberCards } from './member/cards.js';

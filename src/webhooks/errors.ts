@@ -1,4 +1,4 @@
-import { MerchantSdkError } from '../core/errors.js';
+import { MerchantSdkError } from '../core/errors/errors.js';
 
 /**
  * Why a delivery could not be read as an event.

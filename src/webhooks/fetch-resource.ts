@@ -1,7 +1,7 @@
-import type { RawRequest } from '../core/raw-request.js';
-import { InvalidArgumentError } from '../core/errors.js';
+import type { RawRequest } from '../core/call/raw-request.js';
+import { InvalidArgumentError } from '../core/errors/errors.js';
 import type { CallOptions } from '../core/types.js';
-import { fillPath } from '../core/url.js';
+import { fillPath } from '../core/call/url.js';
 import { UnsupportedEventResourceError } from './errors.js';
 import { dataFieldsOf, type WebhookEvent } from './events.js';
 

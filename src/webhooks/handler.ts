@@ -1,8 +1,8 @@
-import { InvalidArgumentError } from '../core/errors.js';
-import { resolveLogLevel } from '../core/log-level.js';
-import { leveledLogger, log, type Logger, type LogLevelSetting } from '../core/logger.js';
+import { InvalidArgumentError } from '../core/errors/errors.js';
+import { resolveLogLevel } from '../core/telemetry/log-level.js';
+import { leveledLogger, log, type Logger, type LogLevelSetting } from '../core/telemetry/logger.js';
 import { envVar } from '../core/platform/runtime.js';
-import { createDeliveryCounter, type TelemetryOptions } from '../core/otel.js';
+import { createDeliveryCounter, type TelemetryOptions } from '../core/telemetry/otel.js';
 import { WebhookParseError, WebhookSignatureError, WebhookTimeoutError } from './errors.js';
 import type { EventStore } from './event-store.js';
 import type { WebhookEvent } from './events.js';

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/errors/errors.js';
 import type { ClaimResult, EventStore } from './event-store.js';
 
 /** Settings of {@link MemoryEventStore}. */

@@ -1,4 +1,4 @@
-import { log, type Logger } from '../core/logger.js';
+import { log, type Logger } from '../core/telemetry/logger.js';
 import { WebhookParseError } from './errors.js';
 import type { WebhookHeaders } from './headers.js';
 import type { NodeRequestLike, NodeResponseLike } from './node-types.js';

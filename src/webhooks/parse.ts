@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
-import { tryParseJson } from '../core/response.js';
-import { SCHEMA_PARSE_CONTEXT } from '../core/result.js';
+import { tryParseJson } from '../core/attempts/response.js';
+import { SCHEMA_PARSE_CONTEXT } from '../core/attempts/result.js';
 import { WebhookParseError, type WebhookIssue } from './errors.js';
 import { isKnownEventType } from './event-types.js';
 import type { WebhookEvent } from './events.js';

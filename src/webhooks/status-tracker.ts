@@ -1,5 +1,5 @@
 import { positiveInt } from '../core/checks.js';
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/errors/errors.js';
 import { dataFieldsOf, type WebhookEvent } from './events.js';
 import { DEFAULT_TERMINAL_STATES } from './terminal-states.js';
 

@@ -15,7 +15,7 @@ import {
   type MerchantClient,
   type MerchantClientOptions,
 } from '../../src/index.js';
-import { withCallState, type CallState } from '../../src/core/call-state.js';
+import { withCallState, type CallState } from '../../src/core/errors/call-state.js';
 import { failure, wireClient } from '../helpers/client.js';
 import { startStalledServer, startUntrustedTlsServer, type LoopbackServer } from '../helpers/tls-servers.js';
 import { apiError, idempotencyKeysOn, startWireServer, WITHDRAWAL, type WireServer } from '../helpers/wire-server.js';

@@ -4,7 +4,7 @@
  * and orders hold on any machine.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BucketGate } from '../../src/core/bucket-gate.js';
+import { BucketGate } from '../../src/core/limits/bucket-gate.js';
 import { MemoryRateLimiter, systemClock } from '../../src/index.js';
 import { manualClock, type ManualClock } from '../helpers/manual-clock.js';
 

@@ -1,11 +1,11 @@
 /**
- * The signal a call's waits end on (`src/core/deadline.ts`): the caller's abort, with its
+ * The signal a call's waits end on (`src/core/time/deadline.ts`): the caller's abort, with its
  * reason, or the deadline, with `DeadlinePassed`; nothing left behind once disposed. On fake
  * timers and a fake `performance`, so the deadline is the test's clock.
  */
 import { getEventListeners } from 'node:events';
 import { afterEach, expect, it, vi } from 'vitest';
-import { DeadlinePassed, remainingMs, waitsUntil } from '../../src/core/deadline.js';
+import { DeadlinePassed, remainingMs, waitsUntil } from '../../src/core/time/deadline.js';
 
 afterEach(() => {
   vi.useRealTimers();

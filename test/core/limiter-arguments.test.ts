@@ -1,5 +1,5 @@
 /**
- * What a plugged `RequestLimiter` is told (its contract, `src/core/limiter.ts`): the client passes
+ * What a plugged `RequestLimiter` is told (its contract, `src/core/limits/limiter.ts`): the client passes
  * `subKey` to `acquire`, `settle` and `pause` only when the call has one, so that a limiter
  * written before sub-limits existed sees exactly the arguments it was written for. Recorded with
  * each call's argument list, for a withdrawal (orders bucket) and a member's QR quote (its

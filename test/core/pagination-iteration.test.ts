@@ -13,7 +13,7 @@ import {
   type Page,
   type ResponseMeta,
 } from '../../src/index.js';
-import { PageIterator } from '../../src/core/pagination.js';
+import { PageIterator } from '../../src/core/lists/pagination.js';
 import { wireClient } from '../helpers/client.js';
 import { startWireServer, type WireServer } from '../helpers/wire-server.js';
 

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PaginationRestartError, PaginationStalledError, type MerchantClient } from '../../src/index.js';
-import { ListProgress, itemId } from '../../src/core/list-progress.js';
+import { ListProgress, itemId } from '../../src/core/lists/list-progress.js';
 import { wireClient } from '../helpers/client.js';
 import { apiError, startWireServer, type RecordedRequest, type Reply, type WireServer } from '../helpers/wire-server.js';
 

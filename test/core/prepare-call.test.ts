@@ -5,7 +5,7 @@
  * same on the socket; this pins the rule where a resource's mistake would be caught.
  */
 import { describe, expect, it } from 'vitest';
-import { prepareCall } from '../../src/core/call.js';
+import { prepareCall } from '../../src/core/call/call.js';
 import { InvalidArgumentError } from '../../src/index.js';
 import { BALANCES_LIST, TOKEN_EXCHANGE, WITHDRAWALS_CONFIRM, WITHDRAWALS_CREATE, WITHDRAWALS_FAIL } from '../../src/spec/endpoints.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Redactor } from '../../src/core/redactor.js';
+import { Redactor } from '../../src/core/telemetry/redactor.js';
 
 // The boundary that masks what a server echoes: the SDK's own secrets, the tokens it sent, and a
 // call's extra secrets (signatures, a PIN), each as sent, percent-encoded and JSON-escaped.

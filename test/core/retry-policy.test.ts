@@ -13,7 +13,7 @@ import {
   type AttemptFailure,
   type RetryContext,
   type RetryRules,
-} from '../../src/core/retry-policy.js';
+} from '../../src/core/attempts/retry-policy.js';
 import { MERCHANT_CONVERSIONS_CREATE } from '../../src/spec/endpoints.js';
 
 const LOWEST = (): number => 0;

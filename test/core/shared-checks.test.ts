@@ -5,12 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { nonNegativeInt, positiveInt, positiveNumber } from '../../src/core/checks.js';
-import { InvalidArgumentError } from '../../src/core/errors.js';
-import { ApiError } from '../../src/core/api-error.js';
-import { checkMemberId } from '../../src/core/member-id.js';
-import { notABucket, resolveQuotas } from '../../src/core/quotas.js';
+import { InvalidArgumentError } from '../../src/core/errors/errors.js';
+import { ApiError } from '../../src/core/errors/api-error.js';
+import { checkMemberId } from '../../src/core/call/member-id.js';
+import { notABucket, resolveQuotas } from '../../src/core/limits/quotas.js';
 import { hasControlChars } from '../../src/core/text.js';
-import { checkRawPath, fillPath } from '../../src/core/url.js';
+import { checkRawPath, fillPath } from '../../src/core/call/url.js';
 import { RATE_LIMIT_BUCKETS, RATE_LIMIT_QUOTAS, isRateLimitBucket } from '../../src/spec/rate-limits.js';
 
 /** The InvalidArgumentError `fn` throws. */

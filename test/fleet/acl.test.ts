@@ -10,7 +10,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LogFields, Logger } from '../../src/core/logger.js';
+import type { LogFields, Logger } from '../../src/core/telemetry/logger.js';
 import { CallInterruptedError, type IntentJournal, type MerchantClient, type MerchantSdkError } from '../../src/index.js';
 import { RedisEventStore, RedisJournal, RedisRateLimiter, RedisStoreError, RedisTokenStore } from '../../src/redis/index.js';
 import { createSandbox } from '../../src/testing/index.js';

@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TokenManager } from '../../src/core/token-manager.js';
+import { TokenManager } from '../../src/core/credentials/token-manager.js';
 import type { JournalIntent } from '../../src/index.js';
 import { RedisEventStore, RedisJournal, RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
 import { manualClock } from '../helpers/manual-clock.js';

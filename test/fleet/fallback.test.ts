@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LogFields, Logger } from '../../src/core/logger.js';
+import type { LogFields, Logger } from '../../src/core/telemetry/logger.js';
 import { RedisEventStore, RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
 import { createSandbox } from '../../src/testing/index.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';

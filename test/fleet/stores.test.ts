@@ -5,8 +5,8 @@
 import { inspect } from 'node:util';
 import { Redis, type Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LogFields } from '../../src/core/logger.js';
-import { TokenManager } from '../../src/core/token-manager.js';
+import type { LogFields } from '../../src/core/telemetry/logger.js';
+import { TokenManager } from '../../src/core/credentials/token-manager.js';
 import { RedisEventStore, RedisRateLimiter, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
 import * as scripts from '../../src/redis/scripts.js';
 import { manualClock, type ManualClock } from '../helpers/manual-clock.js';

@@ -1,5 +1,5 @@
 /**
- * The journal in the call path (src/core/journal-hook.ts), at its edges: the record as one of the
+ * The journal in the call path (src/core/journal/hook.ts), at its edges: the record as one of the
  * call's waits (its deadline on fake time, never a race), a record that fails or is refused and the
  * settle that must clear it, a failed call whose intent cannot be settled, and what an intent and
  * its log lines hold. Over the loopback ledger; fake timers only where nothing reaches a socket.
@@ -19,8 +19,8 @@ import {
   type MerchantClientOptions,
   type MerchantSdkError,
 } from '../../src/index.js';
-import { JournalHook } from '../../src/core/journal-hook.js';
-import type { PreparedCall } from '../../src/core/call.js';
+import { JournalHook } from '../../src/core/journal/hook.js';
+import type { PreparedCall } from '../../src/core/call/call.js';
 import { WITHDRAWALS_CONFIRM } from '../../src/spec/endpoints.js';
 import { failure, wireClient } from '../helpers/client.js';
 import { apiError, WITHDRAWAL } from '../helpers/wire-server.js';

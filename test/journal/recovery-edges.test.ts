@@ -1,6 +1,6 @@
 /**
- * `recover()` at its edges (src/core/journal-recovery.ts, the records it reads through
- * src/core/journal.ts): what a report entry and its log line hold for each outcome, `onIntent` and
+ * `recover()` at its edges (src/core/journal/recovery.ts, the records it reads through
+ * src/core/journal/intent-journal.ts): what a report entry and its log line hold for each outcome, `onIntent` and
  * a settle that fail, the young intents left for later, records a journal cannot read or hands out
  * again, a journal that fails mid-run, the resend's bytes, member, bucket and signal, and what each
  * report tells a person to check. Over the loopback ledger, with `Date.now` stubbed where the wall

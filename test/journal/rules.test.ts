@@ -1,5 +1,5 @@
 /**
- * The journal's decision tables (src/core/journal-rules.ts), entry by entry: which endpoints it
+ * The journal's decision tables (src/core/journal/rules.ts), entry by entry: which endpoints it
  * covers, which intents are never resent, which failures of a live call let it forget an intent
  * (the answers given before the key is read: by class and by code), which answers a resend only
  * replays (the header codes, the endpoint's unstored codes), and which records recovery refuses
@@ -18,7 +18,7 @@ import {
   type MerchantSdkError,
 } from '../../src/index.js';
 import { CARDS_ACTIVATE, ENDPOINTS, KYC_SUBMIT_APPLICATION, WITHDRAWALS_CREATE } from '../../src/spec/endpoints.js';
-import { journaled, neverResent, settles, storedUnderKey } from '../../src/core/journal-rules.js';
+import { journaled, neverResent, settles, storedUnderKey } from '../../src/core/journal/rules.js';
 import { failure, wireClient } from '../helpers/client.js';
 import { apiError, WITHDRAWAL, type Reply } from '../helpers/wire-server.js';
 import { ROUTES, startLedger, type Ledger, type RouteName } from './helpers/ledger.js';

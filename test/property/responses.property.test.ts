@@ -21,7 +21,7 @@ import {
 import * as S from '../../src/schemas/index.js';
 import { wireClient } from '../helpers/client.js';
 import * as F from '../schemas/fixtures.js';
-import { tryParseJson } from '../../src/core/response.js';
+import { tryParseJson } from '../../src/core/attempts/response.js';
 import { runs } from './runs.js';
 
 type Json = Record<string, unknown>;

@@ -7,8 +7,8 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LogFields } from '../../src/core/logger.js';
-import { TokenManager } from '../../src/core/token-manager.js';
+import type { LogFields } from '../../src/core/telemetry/logger.js';
+import { TokenManager } from '../../src/core/credentials/token-manager.js';
 import { RedisEventStore, RedisRateLimiter, RedisStoreError, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
 import { classify } from '../../src/redis/failures.js';
 import * as scripts from '../../src/redis/scripts.js';

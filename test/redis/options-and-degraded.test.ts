@@ -8,7 +8,7 @@
  */
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../src/core/errors.js';
+import { InvalidArgumentError } from '../../src/core/errors/errors.js';
 import { RedisEventStore, RedisRateLimiter, RedisStoreError, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
 import { MemoryEventStore } from '../../src/webhooks/index.js';
 

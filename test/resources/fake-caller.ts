@@ -1,7 +1,7 @@
 /** A recording `EndpointCaller` that answers every call with a canned body, never touching HTTP. */
-import { ApiPromiseImpl } from '../../src/core/api-promise.js';
-import { toLoosePage } from '../../src/core/loose-page.js';
-import { PageIterator } from '../../src/core/pagination.js';
+import { ApiPromiseImpl } from '../../src/core/call/api-promise.js';
+import { toLoosePage } from '../../src/core/lists/loose-page.js';
+import { PageIterator } from '../../src/core/lists/pagination.js';
 import type { ApiPromise, CallArgs, EndpointCaller, ListArgs, LoosePage, Page, PagePromise } from '../../src/core/types.js';
 import {
   Assets,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../src/core/errors.js';
+import { InvalidArgumentError } from '../../src/core/errors/errors.js';
 import type { MerchantClient } from '../../src/index.js';
 import {
   EVENT_RESOURCE_ROUTES,

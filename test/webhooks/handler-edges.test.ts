@@ -4,7 +4,7 @@
  * (arrays, undefined values, mixed case), and an event store that misbehaves.
  */
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../src/core/errors.js';
+import { InvalidArgumentError } from '../../src/core/errors/errors.js';
 import { StatusTracker, createWebhookHandler, type EventStore } from '../../src/webhooks/index.js';
 import { envelope, headersFor, recordingLogger } from './helpers.js';
 

@@ -5,7 +5,7 @@
  * framework-neutral entry point, on a frozen clock where time matters.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InvalidArgumentError } from '../../src/core/errors.js';
+import { InvalidArgumentError } from '../../src/core/errors/errors.js';
 import {
   DEFAULT_HANDLER_TIMEOUT_MS,
   DELIVERY_TIMEOUT_MS,

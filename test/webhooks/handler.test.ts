@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../src/core/errors.js';
+import { InvalidArgumentError } from '../../src/core/errors/errors.js';
 import {
   MemoryEventStore,
   StatusTracker,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../src/core/errors.js';
+import { InvalidArgumentError } from '../../src/core/errors/errors.js';
 import { MemoryEventStore } from '../../src/webhooks/index.js';
 
 function clock(start = 1_000): { now: () => number; advance: (ms: number) => void } {

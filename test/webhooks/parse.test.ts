@@ -8,7 +8,7 @@ import {
   type Card3dsReceivedEvent,
   type WebhookEvent,
 } from '../../src/webhooks/index.js';
-import { MerchantSdkError } from '../../src/core/errors.js';
+import { MerchantSdkError } from '../../src/core/errors/errors.js';
 import { envelope, headersFor } from './helpers.js';
 
 function parse(env: object & { event_id: string; event_type: string }, headers = headersFor(env)): WebhookEvent {

@@ -4,7 +4,7 @@
  * `edge-light`, and platform-neutral bundlers) with `web.ts` in place of this module, so that
  * build never mentions undici.
  */
-import type { Transport } from '../transport.js';
+import type { Transport } from '../transport/transport.js';
 import { FetchTransport } from '../transport/fetch.js';
 import { InterceptableTransport, type InterceptionReport } from '../transport/interceptable.js';
 import { UndiciTransport } from '../transport/undici.js';

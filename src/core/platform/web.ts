@@ -3,8 +3,8 @@
  * which this module replaces there): `fetch` only. Bun ships a stub in place of undici, workerd
  * refuses undici's WebAssembly parser, and Deno's permissions stop undici at load.
  */
-import { InvalidArgumentError } from '../errors.js';
-import type { Transport } from '../transport.js';
+import { InvalidArgumentError } from '../errors/errors.js';
+import type { Transport } from '../transport/transport.js';
 import { FetchTransport } from '../transport/fetch.js';
 import { type TransportChoice } from './choice.js';
 

@@ -1,6 +1,6 @@
 import type * as Zlib from 'node:zlib';
 import { builtinModule } from '../crypto/builtin.js';
-import { ResponseTooLargeError } from '../transport.js';
+import { ResponseTooLargeError } from './transport.js';
 
 type Decoder = (buf: Uint8Array, options: Zlib.ZlibOptions) => Uint8Array;
 

@@ -10,7 +10,7 @@ import {
   type Transport,
   type TransportRequest,
   type TransportResponse,
-} from '../transport.js';
+} from './transport.js';
 
 /** A WHATWG `fetch` function (the global one, msw-intercepted, or any compatible one). */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;

@@ -1,5 +1,5 @@
 import { activeInterception } from '../platform/interception.js';
-import type { Transport, TransportRequest, TransportResponse } from '../transport.js';
+import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 import { AttemptRefusedError } from './fetch.js';
 
 /** Where the Node transport says, once, that an active interceptor cannot see its requests. */

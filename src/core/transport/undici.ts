@@ -12,7 +12,7 @@ import {
   type Transport,
   type TransportRequest,
   type TransportResponse,
-} from '../transport.js';
+} from './transport.js';
 import { decompress } from './decompress.js';
 import type { UndiciDispatcher } from './dispatcher.js';
 

@@ -1,6 +1,6 @@
 /** Checks of card calls whose mistakes lock a card or return a 500 that retrying cannot fix. */
 import { Decimal } from 'decimal.js';
-import { InvalidArgumentError } from '../../core/errors.js';
+import { InvalidArgumentError } from '../../core/errors/errors.js';
 import { toAmountString, type AmountInput } from '../../money.js';
 
 const EXPIRY = /^(0[1-9]|1[0-2])\/\d{2}$/;

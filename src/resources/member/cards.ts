@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../../core/errors.js';
+import { InvalidArgumentError } from '../../core/errors/errors.js';
 import type { ApiPromise, CallOptions, LoosePage, PagePromise } from '../../core/types.js';
 import type { AmountInput } from '../../money.js';
 import type { CardCloseCheck, CardLimitsResult, CardRecord, CardStatusResult } from '../../schemas/cards.js';
