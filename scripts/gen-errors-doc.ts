@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ERROR_CODES, ERROR_TYPES, type ErrorCode, type RetryClass } from '../src/spec/error-codes.js';
 import { ENDPOINTS, INTERNAL_ENDPOINT_IDS } from '../src/spec/endpoints.js';
 import { sdkCall } from './gen-endpoints-doc.js';
-import { retryClassFor } from '../src/core/attempts/retry-policy.js';
+import { retryClassFor } from '../src/core/errors/retry-class.js';
 
 /** Where the generated page lives. */
 export const DOC_PATH = fileURLToPath(new URL('../docs/errors.md', import.meta.url));

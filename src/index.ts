@@ -10,8 +10,8 @@
  * @packageDocumentation
  */
 export { MerchantClient } from './client.js';
-export type { RawRequest } from './core/call/raw-request.js';
-export type { MerchantClientOptions } from './core/config.js';
+export type { RawRequest } from './core/pipeline/raw-request.js';
+export type { MerchantClientOptions } from './client-options.js';
 export {
   MerchantSdkError,
   ConnectionError,

@@ -17,3 +17,11 @@ export function hasControlChars(text: string): boolean {
 export function withoutControlChars(text: string): string {
   return text.replace(CONTROL_CHARS_ALL, '');
 }
+
+/**
+ * Escapes control characters (C0, DEL, C1) as `\uXXXX`, so that text a server chose (an error
+ * code or message) cannot forge log lines or terminal escapes where it is printed.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

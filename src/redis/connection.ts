@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { positiveNumber } from '../core/checks.js';
+import { positiveNumber } from '../core/errors/setting-checks.js';
 import { InvalidArgumentError } from '../core/errors/errors.js';
 import { log, type Logger } from '../core/telemetry/logger.js';
 import { classify, notSent, RedisStoreError, storeErrorOf } from './failures.js';

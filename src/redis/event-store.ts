@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { positiveNumber } from '../core/checks.js';
+import { positiveNumber } from '../core/errors/setting-checks.js';
 import { InvalidArgumentError } from '../core/errors/errors.js';
 import type { ClaimResult, EventStore } from '../webhooks/event-store.js';
 import { MemoryEventStore } from '../webhooks/memory-event-store.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { nonNegativeInt, positiveInt } from '../core/checks.js';
+import { nonNegativeInt, positiveInt } from '../core/errors/setting-checks.js';
 import type { Clock } from '../core/time/clock.js';
 import { InvalidArgumentError } from '../core/errors/errors.js';
 import type { RequestLimiter } from '../core/limits/limiter.js';

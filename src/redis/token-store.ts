@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { positiveNumber } from '../core/checks.js';
+import { positiveNumber } from '../core/errors/setting-checks.js';
 import { log } from '../core/telemetry/logger.js';
 import { sleep } from '../core/time/sleep.js';
 import { MemoryTokenStore, type StoredToken, type TokenStore } from '../core/credentials/token-store.js';

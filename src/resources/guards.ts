@@ -3,7 +3,7 @@
  * before anything is sent, where the spec says a wrong value would cost money, lock a card or
  * return a 500 that retrying cannot fix.
  */
-import { ApiPromiseImpl } from '../core/call/api-promise.js';
+import { ApiPromiseImpl } from '../core/pipeline/api-promise.js';
 import { InvalidArgumentError } from '../core/errors/errors.js';
 import type { ApiPromise, QueryValue } from '../core/types.js';
 import { toAmountString, type AmountInput, type AmountRules } from '../money.js';

@@ -4,7 +4,7 @@
  * rejected call, which `.catch()` and `Promise.allSettled(orders.map(...))` see, as stripe-node and
  * openai-node do. The guards stay plain synchronous checks; the wrapping is done once per class.
  */
-import { failedCall } from '../core/call/failed-call.js';
+import { failedCall } from '../core/pipeline/failed-call.js';
 
 /**
  * Makes each method of `cls` (every one returns an `ApiPromise` or a `PagePromise`) report a

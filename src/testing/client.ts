@@ -1,5 +1,5 @@
 import { MerchantClient } from '../client.js';
-import type { MerchantClientOptions } from '../core/config.js';
+import type { MerchantClientOptions } from '../client-options.js';
 import type { SandboxCredentials, SandboxEnvironment } from './auth.js';
 import type { SandboxResponse } from './responses.js';
 import type { SandboxRequest } from './service.js';

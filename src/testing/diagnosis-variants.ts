@@ -5,7 +5,7 @@
  * the signature's encoding and the key, so the first component that differs is the one named.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { DiagnosisComponent } from './diagnosis.js';
+import type { DiagnosisComponent } from './diagnosis-types.js';
 
 /** The five components as the sandbox received them, plus the host for full-URL variants. */
 export interface SignedParts {

@@ -9,7 +9,7 @@
  * @packageDocumentation
  */
 export { createSandbox } from './sandbox.js';
-export type { Sandbox, SandboxListenOptions, SandboxOptions, SandboxStats, RequestLog } from './sandbox.js';
+export type { Sandbox, SandboxListenOptions, SandboxOptions, SandboxStats, RequestLog } from './sandbox-types.js';
 export type { SandboxCredentials, SandboxEnvironment } from './auth.js';
 export type { SandboxClock } from './clock.js';
 export type { Fault, FaultMatch, FaultOptions, InjectedFault, SandboxFaults } from './faults.js';
@@ -62,4 +62,4 @@ export {
   type SandboxClientRoute,
 } from './client.js';
 export type { SandboxSeed } from './seed-file.js';
-export type { DiagnosisComponent, SignatureDiagnosis } from './diagnosis.js';
+export type { DiagnosisComponent, SignatureDiagnosis } from './diagnosis-types.js';

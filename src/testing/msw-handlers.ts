@@ -1,6 +1,6 @@
 // The msw adapter behind `merchant-stablecoin/testing/msw` (msw.ts): the only module that imports msw.
 import { http, HttpResponse, type HttpHandler } from 'msw';
-import type { Sandbox } from './sandbox.js';
+import type { Sandbox } from './sandbox-types.js';
 
 /** msw request handlers, as `mswHandlers(sandbox)` returns them. */
 export type SandboxHandlers = HttpHandler[];

@@ -3,7 +3,18 @@
  * merchant conversions, member exchange and QR quotes so results are predictable in tests.
  */
 import { Decimal, type Dec } from './money.js';
-import type { ConversionPair } from './store.js';
+
+/** One direction of the merchant conversion price list. */
+export interface ConversionPair {
+  from: string;
+  to: string;
+  enabled: boolean;
+  fee_rate: Dec;
+  fee_side: 'from' | 'to';
+  min_from_amount: Dec | undefined;
+  max_from_amount: Dec | undefined;
+  rate: Dec | undefined;
+}
 
 /** USD value of one unit of each asset. Unlisted assets are priced at 1 USD. */
 const ASSET_USD: Readonly<Record<string, string>> = {

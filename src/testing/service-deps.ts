@@ -2,7 +2,7 @@
 import type { KeyRing } from './auth.js';
 import type { InternalClock } from './clock.js';
 import type { FaultRegistry } from './faults.js';
-import type { SignatureDiagnosis } from './diagnosis.js';
+import type { SignatureDiagnosis } from './diagnosis-types.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Router } from './router.js';

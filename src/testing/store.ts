@@ -5,6 +5,7 @@
 import type { AssetTable } from './assets.js';
 import { fail } from './errors.js';
 import { Decimal, ZERO, type Dec } from './money.js';
+import type { ConversionPair } from './pricing.js';
 import type { QrCode } from './qr-codes.js';
 import type { ActionSeed, Bucket, ClosePhase, CorridorRecord, EffectRecord, KycStatus, LineName } from './state-types.js';
 
@@ -212,18 +213,6 @@ export interface ProductRecord {
   min_initial_topup: Dec;
   max: { single: Dec; daily: Dec; monthly: Dec };
   enabled: boolean;
-}
-
-/** One direction of the merchant conversion price list. */
-export interface ConversionPair {
-  from: string;
-  to: string;
-  enabled: boolean;
-  fee_rate: Dec;
-  fee_side: 'from' | 'to';
-  min_from_amount: Dec | undefined;
-  max_from_amount: Dec | undefined;
-  rate: Dec | undefined;
 }
 
 /** The merchant prepaid account per asset. */

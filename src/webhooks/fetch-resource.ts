@@ -1,4 +1,4 @@
-import type { RawRequest } from '../core/call/raw-request.js';
+import type { RawRequest } from '../core/pipeline/raw-request.js';
 import { InvalidArgumentError } from '../core/errors/errors.js';
 import type { CallOptions } from '../core/types.js';
 import { fillPath } from '../core/call/url.js';

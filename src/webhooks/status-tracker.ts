@@ -1,4 +1,4 @@
-import { positiveInt } from '../core/checks.js';
+import { positiveInt } from '../core/errors/setting-checks.js';
 import { InvalidArgumentError } from '../core/errors/errors.js';
 import { dataFieldsOf, type WebhookEvent } from './events.js';
 import { DEFAULT_TERMINAL_STATES } from './terminal-states.js';

@@ -6,14 +6,12 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_BACKOFF,
   decideRetry,
-  lockoutStopped,
   outcomeUnknown,
   parseRetryAfter,
-  retryClassFor,
   type AttemptFailure,
   type RetryContext,
-  type RetryRules,
 } from '../../src/core/attempts/retry-policy.js';
+import { lockoutStopped, retryClassFor, type RetryRules } from '../../src/core/errors/retry-class.js';
 import { MERCHANT_CONVERSIONS_CREATE } from '../../src/spec/endpoints.js';
 
 const LOWEST = (): number => 0;

@@ -4,7 +4,7 @@
  * InvalidArgumentError naming the argument, thrown before anything is sent.
  */
 import { describe, expect, it } from 'vitest';
-import { nonNegativeInt, positiveInt, positiveNumber } from '../../src/core/checks.js';
+import { nonNegativeInt, positiveInt, positiveNumber } from '../../src/core/errors/setting-checks.js';
 import { InvalidArgumentError } from '../../src/core/errors/errors.js';
 import { ApiError } from '../../src/core/errors/api-error.js';
 import { checkMemberId } from '../../src/core/call/member-id.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { NodeCryptoSigner } from '../../src/core/crypto/node-signer.js';
 import { createSigner } from '../../src/core/crypto/signer.js';
 import { WebCryptoSigner } from '../../src/core/crypto/web-signer.js';
-import { bodySha256, signAttempt, signingString, type Signer } from '../../src/core/credentials/signing.js';
+import { bodySha256, signAttempt, signingString, type Signer } from '../../src/core/crypto/signing.js';
 
 interface Vector {
   method: string;

@@ -1,5 +1,5 @@
 /** A recording `EndpointCaller` that answers every call with a canned body, never touching HTTP. */
-import { ApiPromiseImpl } from '../../src/core/call/api-promise.js';
+import { ApiPromiseImpl } from '../../src/core/pipeline/api-promise.js';
 import { toLoosePage } from '../../src/core/lists/loose-page.js';
 import { PageIterator } from '../../src/core/lists/pagination.js';
 import type { ApiPromise, CallArgs, EndpointCaller, ListArgs, LoosePage, Page, PagePromise } from '../../src/core/types.js';

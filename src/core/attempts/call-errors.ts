@@ -14,9 +14,10 @@ import {
 } from '../errors/errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { withCallState, type CallState } from '../errors/call-state.js';
-import { printable } from '../telemetry/logger.js';
+import { printable } from '../text.js';
 import type { Redactor } from '../telemetry/redactor.js';
-import { lockoutStopped, outcomeUnknown, retryClassFor, type AttemptFailure, type RetryRules } from './retry-policy.js';
+import { outcomeUnknown, type AttemptFailure } from './retry-policy.js';
+import { lockoutStopped, retryClassFor, type RetryRules } from '../errors/retry-class.js';
 import { AttemptTimeoutError, RedirectError, ResponseTooLargeError } from '../transport/transport.js';
 import { AttemptRefusedError } from '../transport/fetch.js';
 

@@ -1,7 +1,8 @@
 import type { PreparedCall } from '../call/call.js';
 import type { CallWaits } from '../time/deadline.js';
 import type { CallSent, CallState } from '../errors/call-state.js';
-import type { AttemptFailure, RetryRules } from './retry-policy.js';
+import type { AttemptFailure } from './retry-policy.js';
+import type { RetryRules } from '../errors/retry-class.js';
 import type { CallTrace } from '../telemetry/telemetry.js';
 import type { TransportResponse } from '../transport/transport.js';
 

@@ -3,10 +3,12 @@ import type { ResultReader } from './types.js';
 import { finalError } from './call-errors.js';
 import { own, snapshot, type AttemptOutcome, type CallProgress } from './call-progress.js';
 import type { CallState } from '../errors/call-state.js';
-import { log, printable, type LogFields, type Logger } from '../telemetry/logger.js';
+import { log, type LogFields, type Logger } from '../telemetry/logger.js';
+import { printable } from '../text.js';
 import type { Redactor } from '../telemetry/redactor.js';
 import { errorFromResponse } from './response.js';
-import { parseRetryAfter, retryClassFor } from './retry-policy.js';
+import { parseRetryAfter } from './retry-policy.js';
+import { retryClassFor } from '../errors/retry-class.js';
 import type { ServiceClock } from '../time/service-clock.js';
 import type { TransportResponse } from '../transport/transport.js';
 

@@ -1,7 +1,7 @@
 import { ERROR_TYPES, type RetryClass } from '../../spec/error-codes.js';
 import { MalformedResponseError } from '../errors/errors.js';
 import { ApiError } from '../errors/api-error.js';
-import { printable } from '../telemetry/logger.js';
+import { printable } from '../text.js';
 import type { TransportResponse } from '../transport/transport.js';
 
 const SNIPPET = 200;

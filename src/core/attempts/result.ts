@@ -2,7 +2,7 @@ import type * as z from 'zod/mini';
 import type { EndpointDescriptor } from '../../spec/endpoint.js';
 import type { ReadContext } from './runner.js';
 import { AcceptedButUnreadableError, ResponseValidationError } from '../errors/errors.js';
-import { printable } from '../telemetry/logger.js';
+import { printable } from '../text.js';
 import { tryParseJson } from './response.js';
 import type { TransportResponse } from '../transport/transport.js';
 import type { WithResponse } from '../types.js';

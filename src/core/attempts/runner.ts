@@ -10,9 +10,9 @@ import { remainingMs, waitsUntil } from '../time/deadline.js';
 import { AbortError, CallInterruptedError, TimeoutError } from '../errors/errors.js';
 import { log, type LogFields, type LogLevel } from '../telemetry/logger.js';
 import type { Redactor } from '../telemetry/redactor.js';
-import type { RetryRules } from './retry-policy.js';
+import type { RetryRules } from '../errors/retry-class.js';
 import type { ServiceClock } from '../time/service-clock.js';
-import { bodySha256, signAttempt, type SignatureHeaders, type Signer } from '../credentials/signing.js';
+import { bodySha256, signAttempt, type SignatureHeaders, type Signer } from '../crypto/signing.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { AttemptNotSentError, type Transport } from '../transport/transport.js';
 

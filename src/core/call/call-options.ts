@@ -3,7 +3,7 @@
  * `idempotencyKay` would otherwise be ignored and the call sent with a fresh key, and a negative
  * `timeoutMs` would end the call with a `TimeoutError` instead of naming the mistake.
  */
-import { nonNegativeInt, positiveNumber } from '../checks.js';
+import { nonNegativeInt, positiveNumber } from '../errors/setting-checks.js';
 import { InvalidArgumentError } from '../errors/errors.js';
 import type { CallOptions } from '../types.js';
 

@@ -1,16 +1,14 @@
 import { checkCallOptions } from './call-options.js';
-import type { EndpointDescriptor, RateLimitBucket } from '../../spec/endpoint.js';
+import type { EndpointDescriptor } from '../../spec/endpoint.js';
+import type { CallBucket } from '../limits/limiter.js';
 import { bucketOf, subLimitOf } from '../../spec/rate-limits.js';
 import { randomUuid } from '../crypto/random.js';
 import { InvalidArgumentError } from '../errors/errors.js';
 import { checkMemberId } from './member-id.js';
-import { isSignedMethod } from '../credentials/signing.js';
+import { isSignedMethod } from '../crypto/signing.js';
 import { hasControlChars } from '../text.js';
 import type { CallArgs, CallOptions } from '../types.js';
 import { buildQuery, fillPath } from './url.js';
-
-/** The rate-limit bucket of a call: one of the spec's four, or the token exchange's own quota. */
-export type CallBucket = RateLimitBucket | 'token';
 
 /** One call, prepared once: the exact path and body bytes that every attempt signs and sends. */
 export interface PreparedCall {

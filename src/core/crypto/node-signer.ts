@@ -1,5 +1,5 @@
 import type * as NodeCrypto from 'node:crypto';
-import type { Signer } from '../credentials/signing.js';
+import type { Signer } from './signing.js';
 import { utf8 } from './encoding.js';
 
 /** The part of `node:crypto` the signer uses (Node, Bun and Deno all provide it). */

@@ -1,4 +1,4 @@
-import type { Signer } from '../credentials/signing.js';
+import type { Signer } from './signing.js';
 import { builtinModule } from './builtin.js';
 import { NodeCryptoSigner, type NodeCryptoModule } from './node-signer.js';
 import { WebCryptoSigner } from './web-signer.js';

@@ -1,4 +1,4 @@
-import type { Signer } from '../credentials/signing.js';
+import type { Signer } from './signing.js';
 
 type SubtleCrypto = typeof globalThis.crypto.subtle;
 import { toBase64, toHex, utf8 } from './encoding.js';

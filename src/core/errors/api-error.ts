@@ -1,7 +1,7 @@
 import { isKnownErrorCode, type ErrorCode, type ErrorType, type ExtrasOf, type RetryClass } from '../../spec/error-codes.js';
 import { MerchantSdkError } from './errors.js';
-import { printable } from '../telemetry/logger.js';
-import { retryClassFor } from '../attempts/retry-policy.js';
+import { printable } from '../text.js';
+import { retryClassFor } from './retry-class.js';
 
 /** Fields every API error carries, as the pipeline reads them from a response. */
 export interface ApiErrorInit {

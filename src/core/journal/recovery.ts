@@ -1,7 +1,7 @@
 import type { EndpointDescriptor } from '../../spec/endpoint.js';
 import { ENDPOINTS } from '../../spec/endpoints.js';
 import type { PreparedCall } from '../call/call.js';
-import { nonNegativeInt, positiveInt } from '../checks.js';
+import { nonNegativeInt, positiveInt } from '../errors/setting-checks.js';
 import { InvalidArgumentError } from '../errors/errors.js';
 import { readIntent, type ClaimedRecord, type JournalIntent, type UnreadableJournalRecord } from './intent-journal.js';
 import { fieldsOf, wallClockNow, type JournalHook } from './hook.js';
@@ -14,7 +14,8 @@ import {
 } from './report.js';
 import { neverResent, storedUnderKey, templateMismatch } from './rules.js';
 import { checkFor, preparedOf, withParams } from './resend.js';
-import { log, printable, type Logger } from '../telemetry/logger.js';
+import { log, type Logger } from '../telemetry/logger.js';
+import { printable } from '../text.js';
 import type { WithResponse } from '../types.js';
 
 /** What recovery needs from the client. */

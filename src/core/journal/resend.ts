@@ -6,7 +6,7 @@ import type { EndpointDescriptor } from '../../spec/endpoint.js';
 import { bucketOf, subLimitOf } from '../../spec/rate-limits.js';
 import type { PreparedCall } from '../call/call.js';
 import type { JournalIntent } from './intent-journal.js';
-import { isSignedMethod } from '../credentials/signing.js';
+import { isSignedMethod } from '../crypto/signing.js';
 
 /** The intent as a call: its own path, body bytes and key; the bucket from its path. */
 export function preparedOf(

@@ -3,7 +3,7 @@ import type { RetryClass } from '../../spec/error-codes.js';
 import { AcceptedButUnreadableError, MerchantSdkError } from '../errors/errors.js';
 import { ApiError } from '../errors/api-error.js';
 import type { JournalIntent } from './intent-journal.js';
-import { lockoutStopped, type RetryRules } from '../attempts/retry-policy.js';
+import { lockoutStopped, type RetryRules } from '../errors/retry-class.js';
 
 /**
  * The journal's decision tables: which calls it covers, which outcome lets it forget an intent

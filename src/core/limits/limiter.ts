@@ -1,5 +1,8 @@
 import type { RateLimitBucket } from '../../spec/endpoint.js';
 
+/** The rate-limit bucket of a call: one of the spec's four, or the token exchange's own quota. */
+export type CallBucket = RateLimitBucket | 'token';
+
 /**
  * Optional client-side rate limiter, consulted before each attempt (client option `limiter`).
  * `MemoryRateLimiter` is the per-process implementation; a fleet plugs a shared one (Redis).

@@ -4,7 +4,7 @@
  */
 import type { RateLimitBucket } from '../../spec/endpoint.js';
 import { isRateLimitBucket, RATE_LIMIT_BUCKETS, RATE_LIMIT_QUOTAS } from '../../spec/rate-limits.js';
-import { positiveInt } from '../checks.js';
+import { positiveInt } from '../errors/setting-checks.js';
 import { InvalidArgumentError } from '../errors/errors.js';
 
 /** The error for a name that is not one of the spec's buckets. */

@@ -1,6 +1,6 @@
 import type { RateLimitBucket } from '../../spec/endpoint.js';
 import { RATE_LIMIT_BUCKETS, SUB_LIMIT_QUOTAS } from '../../spec/rate-limits.js';
-import { nonNegativeInt, positiveInt } from '../checks.js';
+import { nonNegativeInt, positiveInt } from '../errors/setting-checks.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import type { RequestLimiter } from './limiter.js';
 import { notABucket, resolveQuotas } from './quotas.js';

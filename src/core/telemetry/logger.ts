@@ -1,3 +1,5 @@
+import { printable } from '../text.js';
+
 /** Fields of a log line. Never carries keys, tokens, signatures, PINs or request bodies. */
 export interface LogFields {
   /** HTTP method. */
@@ -99,12 +101,4 @@ function definedFields(fields: LogFields): LogFields | undefined {
     any = true;
   }
   return any ? out : undefined;
-}
-
-/**
- * Escapes control characters (C0, DEL, C1) as `\uXXXX`, so that text a server chose (an error
- * code or message) cannot forge log lines or terminal escapes where it is printed.
- */
-export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

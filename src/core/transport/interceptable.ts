@@ -1,4 +1,4 @@
-import { activeInterception } from '../platform/interception.js';
+import { activeInterception } from './interception.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 import { AttemptRefusedError } from './fetch.js';
 

@@ -3,7 +3,7 @@
  * with their balances. The api key and the bearer token travel in headers; they are replaced, so
  * no admin answer or page carries a secret (the signing key never reaches the log at all).
  */
-import type { Sandbox } from '../sandbox.js';
+import type { Sandbox } from '../sandbox-types.js';
 import type { RecordedRequest } from '../service-deps.js';
 import type { BalanceSnapshot, SandboxMember } from '../state-types.js';
 

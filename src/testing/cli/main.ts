@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { ADMIN_TOKEN_HEADER } from '../admin/index.js';
-import { createSandbox, type Sandbox } from '../sandbox.js';
+import { createSandbox } from '../sandbox.js';
+import type { Sandbox } from '../sandbox-types.js';
 import { checkSeed, type SandboxSeed } from '../seed-file.js';
 import type { SandboxServer } from '../server.js';
 import { parseArgs, USAGE, UsageError, type CliOptions } from './args.js';

@@ -3,7 +3,7 @@
  * rate limiters, the fleet stores). Each returns the fallback when the setting is absent and
  * names the setting, never another value, in its `InvalidArgumentError`.
  */
-import { InvalidArgumentError } from './errors/errors.js';
+import { InvalidArgumentError } from './errors.js';
 
 /** `value` when given, an integer of 0 or more; else `fallback`. */
 export function nonNegativeInt(name: string, value: number | undefined, fallback: number): number {

@@ -1,4 +1,4 @@
-import { randomUuid } from '../crypto/random.js';
+import { randomUuid } from './random.js';
 
 /** sha256 of the empty string, hex: the body hash of requests without a body. */
 const EMPTY_BODY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';

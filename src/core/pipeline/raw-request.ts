@@ -1,7 +1,7 @@
 import type { EndpointDescriptor, HttpMethod } from '../../spec/endpoint.js';
 import * as z from 'zod/mini';
 import type { CallArgs, CallOptions, QueryValue } from '../types.js';
-import { checkRawPath } from './url.js';
+import { checkRawPath } from '../call/url.js';
 
 /** A request through the same pipeline for endpoints without a typed method. */
 export interface RawRequest {

@@ -2,7 +2,7 @@ import { TOKEN_EXCHANGE } from '../../spec/endpoints.js';
 import type { AttemptRunner } from '../attempts/runner.js';
 import { prepareCall } from '../call/call.js';
 import { readResult } from '../attempts/result.js';
-import type { StoredToken } from './token-store.js';
+import type { StoredToken } from '../credentials/token-store.js';
 
 /** What one token exchange needs. */
 export interface TokenExchangeSettings {

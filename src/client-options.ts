@@ -1,16 +1,16 @@
-import { nonNegativeInt, positiveInt } from './checks.js';
-import { InvalidArgumentError } from './errors/errors.js';
-import type { IntentJournal } from './journal/intent-journal.js';
-import { resolveLogLevel } from './telemetry/log-level.js';
-import type { Logger, LogLevelSetting } from './telemetry/logger.js';
-import type { TelemetryOptions } from './telemetry/otel.js';
-import type { RequestLimiter } from './limits/limiter.js';
-import { DEFAULT_BACKOFF, type BackoffSettings } from './attempts/retry-policy.js';
-import type { TokenStore } from './credentials/token-store.js';
-import { hasControlChars } from './text.js';
-import { envVar } from './platform/runtime.js';
-import type { UndiciDispatcher } from './transport/dispatcher.js';
-import type { FetchFunction } from './transport/fetch.js';
+import { nonNegativeInt, positiveInt } from './core/errors/setting-checks.js';
+import { InvalidArgumentError } from './core/errors/errors.js';
+import type { IntentJournal } from './core/journal/intent-journal.js';
+import { resolveLogLevel } from './core/telemetry/log-level.js';
+import type { Logger, LogLevelSetting } from './core/telemetry/logger.js';
+import type { TelemetryOptions } from './core/telemetry/otel.js';
+import type { RequestLimiter } from './core/limits/limiter.js';
+import { DEFAULT_BACKOFF, type BackoffSettings } from './core/attempts/retry-policy.js';
+import type { TokenStore } from './core/credentials/token-store.js';
+import { hasControlChars } from './core/text.js';
+import { envVar } from './core/platform/runtime.js';
+import type { UndiciDispatcher } from './core/transport/dispatcher.js';
+import type { FetchFunction } from './core/transport/fetch.js';
 
 /** Options of {@link MerchantClient}. Credentials fall back to `MERCHANT_API_*` variables. */
 export interface MerchantClientOptions {

@@ -1,7 +1,7 @@
 import type { EndpointDescriptor } from '../../spec/endpoint.js';
 import { ApiPromiseImpl } from './api-promise.js';
 import type { AttemptRunner } from '../attempts/runner.js';
-import { prepareCall, type PreparedCall } from './call.js';
+import { prepareCall, type PreparedCall } from '../call/call.js';
 import type { JournalHook } from '../journal/hook.js';
 import { journaled } from '../journal/rules.js';
 import { toLoosePage } from '../lists/loose-page.js';
