@@ -22,6 +22,8 @@ import { SDK_VERSION } from '../../src/version.js';
 import { sdkCall } from '../gen-endpoints-doc.js';
 import { buildSchemaComponents, namedSchemasOf, type RootSchema, type SchemaComponents } from './components.js';
 import { errorResponses, errorSchemas, operationCodes, shareErrorResponses } from './errors.js';
+import { refineSchema } from './refine.js';
+import { applyRule, REQUEST_DECIMALS, REQUEST_RULES } from './request-rules.js';
 import { readResourceCalls, type ResourceCall } from './resource-calls.js';
 import { isZod, type ZodLike } from './schema-docs.js';
 import { docOf, SourceIndex } from './source-index.js';
@@ -122,7 +124,8 @@ function parameters(e: EndpointDescriptor, call: ResourceCall | undefined, membe
       out.push(PARAM(name === 'limit' ? 'Limit' : 'Cursor'));
       continue;
     }
-    const { description: doc, ...rest } = schema;
+    const rule = REQUEST_RULES[`${e.method} ${e.path}`]?.query?.[name];
+    const { description: doc, ...rest } = rule ? applyRule(schema, rule) : schema;
     out.push({
       name,
       in: 'query',
@@ -138,14 +141,22 @@ function requestBody(e: EndpointDescriptor, call: ResourceCall | undefined): unk
   if (!isWrite(e) || isTokenExchange(e)) return undefined;
   let schema: JsonSchema;
   if (call?.body === 'empty') schema = { type: 'object', description: 'An empty object: send `{}` (signed as these exact bytes).' };
-  else if (call?.body) schema = bodySchema(call.body);
+  else if (call?.body) schema = bodySchema(call.body, `${e.method} ${e.path}`);
   else schema = { type: 'object', additionalProperties: true, description: 'Fields not shown by the specification: sent as given.' };
   return { required: true, content: { 'application/json': { schema } } };
 }
 
-function bodySchema(body: ObjectSchema): JsonSchema {
+function bodySchema(body: ObjectSchema, route: string): JsonSchema {
   const open = Object.keys(body.properties ?? {}).length === 0;
-  return open ? { type: 'object', additionalProperties: true, description: 'Fields not shown by the specification: sent as given.' } : body;
+  if (open) return { type: 'object', additionalProperties: true, description: 'Fields not shown by the specification: sent as given.' };
+  const rules = REQUEST_RULES[route];
+  const properties = Object.fromEntries(
+    Object.entries(body.properties).map(([name, schema]) => {
+      const rule = rules?.body?.[name];
+      return [name, rule ? applyRule(schema, rule) : schema];
+    }),
+  );
+  return { ...body, properties, ...(rules?.bodyAdd?.add ?? {}) };
 }
 
 function successResponses(e: EndpointDescriptor, components: SchemaComponents): Record<string, unknown> {
@@ -178,7 +189,13 @@ function rateLimit(e: EndpointDescriptor): JsonSchema {
   };
 }
 
-function operation(e: EndpointDescriptor, call: ResourceCall | undefined, documented: readonly string[], components: SchemaComponents) {
+function operation(
+  e: EndpointDescriptor,
+  call: ResourceCall | undefined,
+  documented: readonly string[],
+  statuses: Readonly<Record<string, number>>,
+  components: SchemaComponents,
+) {
   const member = memberMode(e);
   const token = isTokenExchange(e);
   const roles = e.scope ? [e.scope] : [];
@@ -191,7 +208,7 @@ function operation(e: EndpointDescriptor, call: ResourceCall | undefined, docume
     ...(requestBody(e, call) ? { requestBody: requestBody(e, call) } : {}),
     responses: {
       ...successResponses(e, components),
-      ...errorResponses(operationCodes(e, documented, member)),
+      ...errorResponses(operationCodes(e, documented, member), statuses, e.idempotent),
     },
     security: security(e, roles),
     'x-sdk-method': sdkCall(e.id),
@@ -232,14 +249,15 @@ function componentParameters(): Record<string, unknown> {
     schema,
   });
   return {
-    XOnBehalfOf: header('x-on-behalf-of', 'The member acted for: its `external_member_id` or `mem_<uuid>`.', {
+    // "missing or blank after trimming" answers `member_context_required`: at least one non-space.
+    XOnBehalfOf: header('x-on-behalf-of', 'The member acted for: its `external_member_id` or `mem_<uuid>`; not blank.', {
       type: 'string',
-      minLength: 1,
+      pattern: '\\S',
     }),
     XOnBehalfOfOptional: header(
       'x-on-behalf-of',
-      'The member acted for (`external_member_id` or `mem_<uuid>`); optional on this endpoint.',
-      { type: 'string', minLength: 1 },
+      'The member acted for (`external_member_id` or `mem_<uuid>`); optional on this endpoint, not blank when sent.',
+      { type: 'string', pattern: '\\S' },
       false,
     ),
     XIdempotencyKey: header(
@@ -255,8 +273,8 @@ function componentParameters(): Record<string, unknown> {
       name: 'limit',
       in: 'query',
       required: false,
-      description: 'Page size (default 20, maximum 100). Not a cap on the total.',
-      schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+      description: 'Page size (default 20, maximum 100; a minimum is not shown by the specification). Not a cap on the total.',
+      schema: { type: 'integer', maximum: 100, default: 20 },
     },
     Cursor: {
       name: 'cursor',
@@ -389,12 +407,14 @@ export function buildOpenApiDocument(root: string): Record<string, unknown> {
   const envelope = webhookSchemas.envelopeSchema as unknown as ZodLike;
   roots.push({ schema: envelope, name: 'WebhookEnvelope' }, ...[...webhookRoots.values()].map((s) => ({ schema: s, name: 'WebhookData' })));
   const components = buildSchemaComponents(index, named, roots);
+  refineSchema(components.schemas);
 
-  const documented = readDocumentedCodes(root);
+  const { codes: documented, statuses } = readDocumentedCodes(root);
   const paths: Record<string, Record<string, unknown>> = {};
   const ids = new Set<string>();
   for (const e of ENDPOINTS) {
-    const op = operation(e, calls.get(constants.get(e) ?? ''), documented[`${e.method} ${e.path}`] ?? [], components);
+    const key = `${e.method} ${e.path}`;
+    const op = operation(e, calls.get(constants.get(e) ?? ''), documented[key] ?? [], statuses[key] ?? {}, components);
     if (ids.has(op.operationId)) throw new Error(`duplicate operationId ${op.operationId}`);
     ids.add(op.operationId);
     (paths[e.path] ??= {})[e.method.toLowerCase()] = op;
@@ -425,7 +445,7 @@ export function buildOpenApiDocument(root: string): Record<string, unknown> {
     paths,
     webhooks: webhooks(components, webhookRoots, envelope, index),
     components: {
-      schemas: { ...components.schemas, ...errorSchemas(index) },
+      schemas: { ...components.schemas, ...REQUEST_DECIMALS, ...refined(errorSchemas(index)) },
       responses,
       parameters: usedOnly(componentParameters(), JSON.stringify(paths), '#/components/parameters/'),
       headers: componentHeaders(),
@@ -442,16 +462,22 @@ function usedOnly(all: Record<string, unknown>, text: string, prefix: string): R
   return Object.fromEntries(Object.entries(all).filter(([name]) => text.includes(`"${prefix}${name}"`)));
 }
 
+function refined<T>(x: T): T {
+  refineSchema(x);
+  return x;
+}
+
 function cap(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-/** The error codes each endpoint's spec section documents (kept in the project by check:spec). */
-function readDocumentedCodes(root: string): Record<string, string[]> {
+/** The error codes each endpoint's spec section documents, and their statuses there (kept in the project by check:spec). */
+function readDocumentedCodes(root: string): { codes: Record<string, string[]>; statuses: Record<string, Record<string, number>> } {
   const facts = JSON.parse(readFileSync(path.join(root, 'test/fixtures/spec-facts.json'), 'utf8')) as {
     endpointErrorCodes?: Record<string, string[]>;
+    endpointErrorStatuses?: Record<string, Record<string, number>>;
   };
-  return facts.endpointErrorCodes ?? {};
+  return { codes: facts.endpointErrorCodes ?? {}, statuses: facts.endpointErrorStatuses ?? {} };
 }
 
 function tagDescription(tag: string, calls: Map<string, ResourceCall>, constants: Map<EndpointDescriptor, string>): string {
