@@ -92,6 +92,18 @@ function errorExtras(index: SourceIndex): Record<string, ObjectSchema> {
   return out;
 }
 
+/**
+ * Codes the SDK assumes on endpoints the spec names without shapes (their errors are not shown),
+ * each a catalogue code whose meaning fits the call and which the sandbox answers there.
+ */
+const NAME_ONLY_ASSUMED: Readonly<Record<string, readonly string[]>> = {
+  // "An identical record already exists": the same external_member_id twice.
+  'POST /v1/members': ['duplicate_resource'],
+  // "Action invalid in the object's current state": a withdrawal no longer `locked`.
+  'POST /v1/withdrawals/{id}/confirm': ['state_invalid'],
+  'POST /v1/withdrawals/{id}/fail': ['state_invalid'],
+};
+
 /** The codes an operation may answer, from its spec section and the common rules. */
 export function operationCodes(e: EndpointDescriptor, documented: readonly string[], member: 'required' | 'optional' | 'none'): string[] {
   // Environments: "Credentials and tokens crossing environments are rejected with `environment_mismatch`".
@@ -99,6 +111,12 @@ export function operationCodes(e: EndpointDescriptor, documented: readonly strin
   const codes = new Set(documented);
   const add = (...c: string[]) => c.forEach((x) => codes.add(x));
   add('invalid_token', 'environment_mismatch', 'ip_not_allowed', 'merchant_disabled', 'rate_limited', 'api_error');
+  // Retry rules: `upstream_error` (502) and `upstream_timeout` (504) are retried with the same key
+  // wherever they occur, and "Write calls that time out (504) may have been executed".
+  add('upstream_error', 'upstream_timeout');
+  // `not_found`: "object nonexistent or not yours", on every path that names an object.
+  if (e.path.includes('{')) add('not_found');
+  add(...(NAME_ONLY_ASSUMED[`${e.method} ${e.path}`] ?? []));
   if (e.method !== 'GET' && e.method !== 'HEAD') add('invalid_signature', 'timestamp_out_of_range', 'nonce_reused');
   if (e.scope !== undefined) add('insufficient_scope');
   if (member === 'required') add('member_context_required', 'member_not_found');
