@@ -12,7 +12,7 @@ import { createClient } from '@hey-api/openapi-ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** A schema of the generated zod module, as far as the tests need it. */
-export interface GeneratedSchema {
+interface GeneratedSchema {
   safeParse(value: unknown): { success: boolean; error?: { message: string } };
 }
 

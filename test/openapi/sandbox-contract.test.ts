@@ -69,6 +69,8 @@ beforeAll(async () => {
 afterAll(() => generated?.dispose());
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+// `format: date-time` checked, as RFC 3339 (ISO 8601 with a zone), the form a generator's zod checks.
+ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
 // The whole document as one schema resource, so that `#/components/schemas/...` resolve.
 ajv.addSchema({ ...doc, $id: ID });
 
