@@ -16,19 +16,22 @@ import { ENDPOINTS, NAME_ONLY_ENDPOINTS } from '../../src/spec/endpoints.js';
 import { bucketOf, RATE_LIMIT_QUOTAS, SUB_LIMIT_QUOTAS, subLimitOf, TOKEN_EXCHANGES_PER_MINUTE } from '../../src/spec/rate-limits.js';
 import { SUCCESS_STATUSES } from '../../src/spec/success-statuses.js';
 import * as schemaModule from '../../src/schemas/index.js';
-import { KNOWN_EVENT_TYPES, TYPED_EVENT_TYPES } from '../../src/webhooks/event-types.js';
+import { TYPED_EVENT_TYPES } from '../../src/webhooks/event-types.js';
 import * as webhookSchemas from '../../src/webhooks/schemas.js';
 import { SDK_VERSION } from '../../src/version.js';
 import { sdkCall } from '../gen-endpoints-doc.js';
 import { buildSchemaComponents, namedSchemasOf, type RootSchema, type SchemaComponents } from './components.js';
 import { errorResponses, errorSchemas, operationCodes, shareErrorResponses } from './errors.js';
 import { refineSchema } from './refine.js';
-import { applyRule, REQUEST_DECIMALS, REQUEST_RULES } from './request-rules.js';
+import { REQUEST_DECIMALS } from './request-rules.js';
+import { parameters, requestBody } from './requests.js';
 import { readResourceCalls, type ResourceCall } from './resource-calls.js';
 import { isZod, type ZodLike } from './schema-docs.js';
-import { docOf, SourceIndex } from './source-index.js';
+import { SourceIndex } from './source-index.js';
+import { componentHeaders, componentParameters, securitySchemes } from './shared-components.js';
 import { infoDescription, SIGNING } from './text.js';
-import type { JsonSchema, ObjectSchema } from './type-schema.js';
+import { webhooks } from './webhooks.js';
+import type { JsonSchema } from './type-schema.js';
 
 /** The sandbox CLI's default address (`merchant-stablecoin-sandbox`, port 4010). */
 const SANDBOX_DEFAULT_URL = 'http://127.0.0.1:4010';
@@ -53,7 +56,6 @@ const isTokenExchange = (e: EndpointDescriptor): boolean => e.path === '/v1/conn
 const flag = (e: EndpointDescriptor, name: string): unknown => (e as unknown as Record<string, unknown>)[name];
 /** Every write is signed but the token exchange (spec: "the signing_key is never used for token exchange"). */
 const isSigned = (e: EndpointDescriptor): boolean => isWrite(e) && !isTokenExchange(e) && flag(e, 'unsigned') !== true;
-const PARAM = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 const HEADER = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 /** The descriptor constants of `src/spec/endpoints.ts`, by descriptor. */
@@ -102,61 +104,6 @@ function description(e: EndpointDescriptor, documented: readonly string[], membe
   }
   parts.push(documented.length ? `Errors documented for it: ${documented.map((c) => `\`${c}\``).join(', ')}.` : 'Errors: not shown.');
   return parts.join('\n\n');
-}
-
-function parameters(e: EndpointDescriptor, call: ResourceCall | undefined, member: string): unknown[] {
-  const out: unknown[] = [];
-  for (const m of e.path.matchAll(/\{(\w+)\}/g)) {
-    out.push({
-      name: m[1],
-      in: 'path',
-      required: true,
-      schema: { type: 'string' },
-      ...(call?.pathParamDoc ? { description: call.pathParamDoc } : {}),
-    });
-  }
-  if (member === 'required') out.push(PARAM('XOnBehalfOf'));
-  if (member === 'optional') out.push(PARAM('XOnBehalfOfOptional'));
-  if (e.idempotent) out.push(PARAM('XIdempotencyKey'));
-  if (isTokenExchange(e)) out.push(PARAM('XClientId'), PARAM('XApiKey'));
-  for (const [name, schema] of Object.entries(call?.query?.properties ?? {})) {
-    if (call?.listQuery && (name === 'limit' || name === 'cursor')) {
-      out.push(PARAM(name === 'limit' ? 'Limit' : 'Cursor'));
-      continue;
-    }
-    const rule = REQUEST_RULES[`${e.method} ${e.path}`]?.query?.[name];
-    const { description: doc, ...rest } = rule ? applyRule(schema, rule) : schema;
-    out.push({
-      name,
-      in: 'query',
-      required: call?.query?.required?.includes(name) ?? false,
-      schema: rest,
-      ...(typeof doc === 'string' ? { description: doc } : {}),
-    });
-  }
-  return out;
-}
-
-function requestBody(e: EndpointDescriptor, call: ResourceCall | undefined): unknown {
-  if (!isWrite(e) || isTokenExchange(e)) return undefined;
-  let schema: JsonSchema;
-  if (call?.body === 'empty') schema = { type: 'object', description: 'An empty object: send `{}` (signed as these exact bytes).' };
-  else if (call?.body) schema = bodySchema(call.body, `${e.method} ${e.path}`);
-  else schema = { type: 'object', additionalProperties: true, description: 'Fields not shown by the specification: sent as given.' };
-  return { required: true, content: { 'application/json': { schema } } };
-}
-
-function bodySchema(body: ObjectSchema, route: string): JsonSchema {
-  const open = Object.keys(body.properties ?? {}).length === 0;
-  if (open) return { type: 'object', additionalProperties: true, description: 'Fields not shown by the specification: sent as given.' };
-  const rules = REQUEST_RULES[route];
-  const properties = Object.fromEntries(
-    Object.entries(body.properties).map(([name, schema]) => {
-      const rule = rules?.body?.[name];
-      return [name, rule ? applyRule(schema, rule) : schema];
-    }),
-  );
-  return { ...body, properties, ...(rules?.bodyAdd?.add ?? {}) };
 }
 
 function successResponses(e: EndpointDescriptor, components: SchemaComponents): Record<string, unknown> {
@@ -238,149 +185,6 @@ function security(e: EndpointDescriptor, roles: string[]): Record<string, string
     { authToken: roles, ...signed },
     { bearerAuth: roles, ...signed },
   ];
-}
-
-function componentParameters(): Record<string, unknown> {
-  const header = (name: string, description: string, schema: JsonSchema, required = true) => ({
-    name,
-    in: 'header',
-    required,
-    description,
-    schema,
-  });
-  return {
-    // "missing or blank after trimming" answers `member_context_required`: at least one non-space.
-    XOnBehalfOf: header('x-on-behalf-of', 'The member acted for: its `external_member_id` or `mem_<uuid>`; not blank.', {
-      type: 'string',
-      pattern: '\\S',
-    }),
-    XOnBehalfOfOptional: header(
-      'x-on-behalf-of',
-      'The member acted for (`external_member_id` or `mem_<uuid>`); optional on this endpoint, not blank when sent.',
-      { type: 'string', pattern: '\\S' },
-      false,
-    ),
-    XIdempotencyKey: header(
-      'x-idempotency-key',
-      'A UUID (8-4-4-4-12 hex), new per operation and reused by every retry of it. Window: 24 hours.',
-      { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' },
-    ),
-    XClientId: header('x-client-id', 'The client identifier issued with the API key.', { type: 'string' }),
-    XApiKey: header('x-api-key', 'The api key (never the signing key). Missing, empty and wrong credentials answer the same 401.', {
-      type: 'string',
-    }),
-    Limit: {
-      name: 'limit',
-      in: 'query',
-      required: false,
-      description: 'Page size (default 20, maximum 100; a minimum is not shown by the specification). Not a cap on the total.',
-      schema: { type: 'integer', maximum: 100, default: 20 },
-    },
-    Cursor: {
-      name: 'cursor',
-      in: 'query',
-      required: false,
-      description: "The previous page's `next_cursor` (opaque). An undecodable or expired cursor returns the first page.",
-      schema: { type: 'string' },
-    },
-  };
-}
-
-function componentHeaders(): Record<string, unknown> {
-  return {
-    XRequestId: { description: 'Identifies the request; error bodies repeat it as `request_id`.', schema: { type: 'string' } },
-    XIdempotentReplay: {
-      description: '`true` when the answer replays the first outcome stored under the idempotency key.',
-      schema: { type: 'string', enum: ['true'] },
-    },
-    RetryAfter: { description: 'Seconds to wait before calling this bucket again.', schema: { type: 'integer', minimum: 0 } },
-  };
-}
-
-function securitySchemes(): Record<string, unknown> {
-  const tokenNote = 'The token from `POST /v1/connect/token` (valid 30 minutes, no refresh flow).';
-  return {
-    authToken: { type: 'apiKey', in: 'header', name: 'x-auth-token', description: `\`Bearer <token>\`. ${tokenNote}` },
-    bearerAuth: { type: 'http', scheme: 'bearer', description: `\`authorization: Bearer <token>\`, also accepted. ${tokenNote}` },
-    clientId: { type: 'apiKey', in: 'header', name: 'x-client-id', description: 'Client identifier, for the token exchange only.' },
-    apiKey: {
-      type: 'apiKey',
-      in: 'header',
-      name: 'x-api-key',
-      description: 'API key, for the token exchange only (never used for signing).',
-    },
-    signatureTimestamp: {
-      type: 'apiKey',
-      in: 'header',
-      name: 'x-timestamp',
-      description:
-        'Signature header: Unix seconds (not milliseconds), within 300 seconds of the service clock. Set per request by your signing hook.',
-    },
-    signatureNonce: {
-      type: 'apiKey',
-      in: 'header',
-      name: 'x-nonce',
-      description:
-        'Signature header: new for every request, retries included; never reused within 5 minutes. Set per request by your signing hook.',
-    },
-    signature: {
-      type: 'apiKey',
-      in: 'header',
-      name: 'x-signature',
-      description:
-        'Signature header: base64 HMAC-SHA256 with the signing key over METHOD, path with query, x-timestamp, x-nonce and the hex sha256 of the body, joined by newlines (`x-signing`). Set per request by your signing hook.',
-    },
-  };
-}
-
-function webhooks(components: SchemaComponents, webhookRoots: Map<string, ZodLike>, envelope: ZodLike, index: SourceIndex) {
-  const file = index.abs('src/webhooks/schemas.ts');
-  const out: Record<string, unknown> = {};
-  for (const type of KNOWN_EVENT_TYPES) {
-    const data = webhookRoots.get(type);
-    const constant = Object.entries(webhookSchemas as Record<string, unknown>).find(([, v]) => v === data)?.[0];
-    const found = constant ? index.resolve(file, constant) : undefined;
-    const schema = {
-      allOf: [
-        components.ref(envelope),
-        { type: 'object', properties: { event_type: { const: type }, ...(data ? { data: components.ref(data) } : {}) } },
-      ],
-    };
-    out[type] = {
-      post: {
-        operationId: `event_${type.replace(/\./g, '_')}`,
-        summary: type,
-        description:
-          (found ? docOf(found.node) : undefined) ??
-          'Named by the specification without a payload shape: the envelope is typed, `data` passes through.',
-        parameters: [
-          {
-            name: 'z-event-id',
-            in: 'header',
-            required: true,
-            description: 'Deduplicate on it: deliveries are at least once.',
-            schema: { type: 'string' },
-          },
-          { name: 'z-event-type', in: 'header', required: true, schema: { type: 'string', const: type } },
-          {
-            name: 'z-signature',
-            in: 'header',
-            required: true,
-            description: 'Signature of the delivery; its procedure is not shown by the specification.',
-            schema: { type: 'string' },
-          },
-        ],
-        requestBody: { required: true, content: { 'application/json': { schema } } },
-        // The receiver authenticates the sender by `z-signature`, whose procedure is not shown.
-        security: [],
-        responses: {
-          '2XX': { description: 'Any 2xx acknowledges the delivery.' },
-          default: { description: 'A non-2xx answer (or no answer within 10 seconds) is redelivered with backoff.' },
-        },
-      },
-    };
-  }
-  return out;
 }
 
 /** The whole document, as the object written to `openapi.json`. */
