@@ -1,6 +1,9 @@
 /**
  * `npm run check:spec [-- --update] [-- path/to/api-spec.md]`: runs the cross-checks of
- * `test/check-spec/` against the interface specification document.
+ * `test/check-spec/` against the interface specification document: the endpoint table, the error
+ * catalogue and the fixture, and `openapi.json` fact by fact (operations, auth, headers, errors by
+ * status, request and response fields, limits, pagination, webhooks), printing the count of facts
+ * checked and disagreeing. `OPENAPI_DOCUMENT=<file>` checks another version of the document.
  *
  * The document is looked for at the path given, else `MERCHANT_API_SPEC`, else in the shared
  * folder beside the repository. `npm test` never needs it; `.ci/run` runs this when it is there.

@@ -16,17 +16,22 @@ import { ENDPOINTS, NAME_ONLY_ENDPOINTS } from '../../src/spec/endpoints.js';
 import { bucketOf, RATE_LIMIT_QUOTAS, SUB_LIMIT_QUOTAS, subLimitOf, TOKEN_EXCHANGES_PER_MINUTE } from '../../src/spec/rate-limits.js';
 import { SUCCESS_STATUSES } from '../../src/spec/success-statuses.js';
 import * as schemaModule from '../../src/schemas/index.js';
-import { KNOWN_EVENT_TYPES, TYPED_EVENT_TYPES } from '../../src/webhooks/event-types.js';
+import { TYPED_EVENT_TYPES } from '../../src/webhooks/event-types.js';
 import * as webhookSchemas from '../../src/webhooks/schemas.js';
 import { SDK_VERSION } from '../../src/version.js';
 import { sdkCall } from '../gen-endpoints-doc.js';
 import { buildSchemaComponents, namedSchemasOf, type RootSchema, type SchemaComponents } from './components.js';
 import { errorResponses, errorSchemas, operationCodes, shareErrorResponses } from './errors.js';
+import { refineSchema } from './refine.js';
+import { REQUEST_DECIMALS } from './request-rules.js';
+import { parameters, requestBody } from './requests.js';
 import { readResourceCalls, type ResourceCall } from './resource-calls.js';
 import { isZod, type ZodLike } from './schema-docs.js';
-import { docOf, SourceIndex } from './source-index.js';
+import { SourceIndex } from './source-index.js';
+import { componentHeaders, componentParameters, securitySchemes } from './shared-components.js';
 import { infoDescription, SIGNING } from './text.js';
-import type { JsonSchema, ObjectSchema } from './type-schema.js';
+import { webhooks } from './webhooks.js';
+import type { JsonSchema } from './type-schema.js';
 
 /** The sandbox CLI's default address (`merchant-stablecoin-sandbox`, port 4010). */
 const SANDBOX_DEFAULT_URL = 'http://127.0.0.1:4010';
@@ -51,7 +56,6 @@ const isTokenExchange = (e: EndpointDescriptor): boolean => e.path === '/v1/conn
 const flag = (e: EndpointDescriptor, name: string): unknown => (e as unknown as Record<string, unknown>)[name];
 /** Every write is signed but the token exchange (spec: "the signing_key is never used for token exchange"). */
 const isSigned = (e: EndpointDescriptor): boolean => isWrite(e) && !isTokenExchange(e) && flag(e, 'unsigned') !== true;
-const PARAM = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 const HEADER = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 /** The descriptor constants of `src/spec/endpoints.ts`, by descriptor. */
@@ -102,52 +106,6 @@ function description(e: EndpointDescriptor, documented: readonly string[], membe
   return parts.join('\n\n');
 }
 
-function parameters(e: EndpointDescriptor, call: ResourceCall | undefined, member: string): unknown[] {
-  const out: unknown[] = [];
-  for (const m of e.path.matchAll(/\{(\w+)\}/g)) {
-    out.push({
-      name: m[1],
-      in: 'path',
-      required: true,
-      schema: { type: 'string' },
-      ...(call?.pathParamDoc ? { description: call.pathParamDoc } : {}),
-    });
-  }
-  if (member === 'required') out.push(PARAM('XOnBehalfOf'));
-  if (member === 'optional') out.push(PARAM('XOnBehalfOfOptional'));
-  if (e.idempotent) out.push(PARAM('XIdempotencyKey'));
-  if (isTokenExchange(e)) out.push(PARAM('XClientId'), PARAM('XApiKey'));
-  for (const [name, schema] of Object.entries(call?.query?.properties ?? {})) {
-    if (call?.listQuery && (name === 'limit' || name === 'cursor')) {
-      out.push(PARAM(name === 'limit' ? 'Limit' : 'Cursor'));
-      continue;
-    }
-    const { description: doc, ...rest } = schema;
-    out.push({
-      name,
-      in: 'query',
-      required: call?.query?.required?.includes(name) ?? false,
-      schema: rest,
-      ...(typeof doc === 'string' ? { description: doc } : {}),
-    });
-  }
-  return out;
-}
-
-function requestBody(e: EndpointDescriptor, call: ResourceCall | undefined): unknown {
-  if (!isWrite(e) || isTokenExchange(e)) return undefined;
-  let schema: JsonSchema;
-  if (call?.body === 'empty') schema = { type: 'object', description: 'An empty object: send `{}` (signed as these exact bytes).' };
-  else if (call?.body) schema = bodySchema(call.body);
-  else schema = { type: 'object', additionalProperties: true, description: 'Fields not shown by the specification: sent as given.' };
-  return { required: true, content: { 'application/json': { schema } } };
-}
-
-function bodySchema(body: ObjectSchema): JsonSchema {
-  const open = Object.keys(body.properties ?? {}).length === 0;
-  return open ? { type: 'object', additionalProperties: true, description: 'Fields not shown by the specification: sent as given.' } : body;
-}
-
 function successResponses(e: EndpointDescriptor, components: SchemaComponents): Record<string, unknown> {
   const statuses = SUCCESS_STATUSES[`${e.method} ${e.path}`] ?? ['2XX'];
   const schema: JsonSchema =
@@ -178,7 +136,13 @@ function rateLimit(e: EndpointDescriptor): JsonSchema {
   };
 }
 
-function operation(e: EndpointDescriptor, call: ResourceCall | undefined, documented: readonly string[], components: SchemaComponents) {
+function operation(
+  e: EndpointDescriptor,
+  call: ResourceCall | undefined,
+  documented: readonly string[],
+  statuses: Readonly<Record<string, number>>,
+  components: SchemaComponents,
+) {
   const member = memberMode(e);
   const token = isTokenExchange(e);
   const roles = e.scope ? [e.scope] : [];
@@ -191,7 +155,7 @@ function operation(e: EndpointDescriptor, call: ResourceCall | undefined, docume
     ...(requestBody(e, call) ? { requestBody: requestBody(e, call) } : {}),
     responses: {
       ...successResponses(e, components),
-      ...errorResponses(operationCodes(e, documented, member)),
+      ...errorResponses(operationCodes(e, documented, member), statuses, e.idempotent),
     },
     security: security(e, roles),
     'x-sdk-method': sdkCall(e.id),
@@ -223,148 +187,6 @@ function security(e: EndpointDescriptor, roles: string[]): Record<string, string
   ];
 }
 
-function componentParameters(): Record<string, unknown> {
-  const header = (name: string, description: string, schema: JsonSchema, required = true) => ({
-    name,
-    in: 'header',
-    required,
-    description,
-    schema,
-  });
-  return {
-    XOnBehalfOf: header('x-on-behalf-of', 'The member acted for: its `external_member_id` or `mem_<uuid>`.', {
-      type: 'string',
-      minLength: 1,
-    }),
-    XOnBehalfOfOptional: header(
-      'x-on-behalf-of',
-      'The member acted for (`external_member_id` or `mem_<uuid>`); optional on this endpoint.',
-      { type: 'string', minLength: 1 },
-      false,
-    ),
-    XIdempotencyKey: header(
-      'x-idempotency-key',
-      'A UUID (8-4-4-4-12 hex), new per operation and reused by every retry of it. Window: 24 hours.',
-      { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' },
-    ),
-    XClientId: header('x-client-id', 'The client identifier issued with the API key.', { type: 'string' }),
-    XApiKey: header('x-api-key', 'The api key (never the signing key). Missing, empty and wrong credentials answer the same 401.', {
-      type: 'string',
-    }),
-    Limit: {
-      name: 'limit',
-      in: 'query',
-      required: false,
-      description: 'Page size (default 20, maximum 100). Not a cap on the total.',
-      schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-    },
-    Cursor: {
-      name: 'cursor',
-      in: 'query',
-      required: false,
-      description: "The previous page's `next_cursor` (opaque). An undecodable or expired cursor returns the first page.",
-      schema: { type: 'string' },
-    },
-  };
-}
-
-function componentHeaders(): Record<string, unknown> {
-  return {
-    XRequestId: { description: 'Identifies the request; error bodies repeat it as `request_id`.', schema: { type: 'string' } },
-    XIdempotentReplay: {
-      description: '`true` when the answer replays the first outcome stored under the idempotency key.',
-      schema: { type: 'string', enum: ['true'] },
-    },
-    RetryAfter: { description: 'Seconds to wait before calling this bucket again.', schema: { type: 'integer', minimum: 0 } },
-  };
-}
-
-function securitySchemes(): Record<string, unknown> {
-  const tokenNote = 'The token from `POST /v1/connect/token` (valid 30 minutes, no refresh flow).';
-  return {
-    authToken: { type: 'apiKey', in: 'header', name: 'x-auth-token', description: `\`Bearer <token>\`. ${tokenNote}` },
-    bearerAuth: { type: 'http', scheme: 'bearer', description: `\`authorization: Bearer <token>\`, also accepted. ${tokenNote}` },
-    clientId: { type: 'apiKey', in: 'header', name: 'x-client-id', description: 'Client identifier, for the token exchange only.' },
-    apiKey: {
-      type: 'apiKey',
-      in: 'header',
-      name: 'x-api-key',
-      description: 'API key, for the token exchange only (never used for signing).',
-    },
-    signatureTimestamp: {
-      type: 'apiKey',
-      in: 'header',
-      name: 'x-timestamp',
-      description:
-        'Signature header: Unix seconds (not milliseconds), within 300 seconds of the service clock. Set per request by your signing hook.',
-    },
-    signatureNonce: {
-      type: 'apiKey',
-      in: 'header',
-      name: 'x-nonce',
-      description:
-        'Signature header: new for every request, retries included; never reused within 5 minutes. Set per request by your signing hook.',
-    },
-    signature: {
-      type: 'apiKey',
-      in: 'header',
-      name: 'x-signature',
-      description:
-        'Signature header: base64 HMAC-SHA256 with the signing key over METHOD, path with query, x-timestamp, x-nonce and the hex sha256 of the body, joined by newlines (`x-signing`). Set per request by your signing hook.',
-    },
-  };
-}
-
-function webhooks(components: SchemaComponents, webhookRoots: Map<string, ZodLike>, envelope: ZodLike, index: SourceIndex) {
-  const file = index.abs('src/webhooks/schemas.ts');
-  const out: Record<string, unknown> = {};
-  for (const type of KNOWN_EVENT_TYPES) {
-    const data = webhookRoots.get(type);
-    const constant = Object.entries(webhookSchemas as Record<string, unknown>).find(([, v]) => v === data)?.[0];
-    const found = constant ? index.resolve(file, constant) : undefined;
-    const schema = {
-      allOf: [
-        components.ref(envelope),
-        { type: 'object', properties: { event_type: { const: type }, ...(data ? { data: components.ref(data) } : {}) } },
-      ],
-    };
-    out[type] = {
-      post: {
-        operationId: `event_${type.replace(/\./g, '_')}`,
-        summary: type,
-        description:
-          (found ? docOf(found.node) : undefined) ??
-          'Named by the specification without a payload shape: the envelope is typed, `data` passes through.',
-        parameters: [
-          {
-            name: 'z-event-id',
-            in: 'header',
-            required: true,
-            description: 'Deduplicate on it: deliveries are at least once.',
-            schema: { type: 'string' },
-          },
-          { name: 'z-event-type', in: 'header', required: true, schema: { type: 'string', const: type } },
-          {
-            name: 'z-signature',
-            in: 'header',
-            required: true,
-            description: 'Signature of the delivery; its procedure is not shown by the specification.',
-            schema: { type: 'string' },
-          },
-        ],
-        requestBody: { required: true, content: { 'application/json': { schema } } },
-        // The receiver authenticates the sender by `z-signature`, whose procedure is not shown.
-        security: [],
-        responses: {
-          '2XX': { description: 'Any 2xx acknowledges the delivery.' },
-          default: { description: 'A non-2xx answer (or no answer within 10 seconds) is redelivered with backoff.' },
-        },
-      },
-    };
-  }
-  return out;
-}
-
 /** The whole document, as the object written to `openapi.json`. */
 export function buildOpenApiDocument(root: string): Record<string, unknown> {
   const index = new SourceIndex(root);
@@ -389,12 +211,14 @@ export function buildOpenApiDocument(root: string): Record<string, unknown> {
   const envelope = webhookSchemas.envelopeSchema as unknown as ZodLike;
   roots.push({ schema: envelope, name: 'WebhookEnvelope' }, ...[...webhookRoots.values()].map((s) => ({ schema: s, name: 'WebhookData' })));
   const components = buildSchemaComponents(index, named, roots);
+  refineSchema(components.schemas);
 
-  const documented = readDocumentedCodes(root);
+  const { codes: documented, statuses } = readDocumentedCodes(root);
   const paths: Record<string, Record<string, unknown>> = {};
   const ids = new Set<string>();
   for (const e of ENDPOINTS) {
-    const op = operation(e, calls.get(constants.get(e) ?? ''), documented[`${e.method} ${e.path}`] ?? [], components);
+    const key = `${e.method} ${e.path}`;
+    const op = operation(e, calls.get(constants.get(e) ?? ''), documented[key] ?? [], statuses[key] ?? {}, components);
     if (ids.has(op.operationId)) throw new Error(`duplicate operationId ${op.operationId}`);
     ids.add(op.operationId);
     (paths[e.path] ??= {})[e.method.toLowerCase()] = op;
@@ -425,7 +249,7 @@ export function buildOpenApiDocument(root: string): Record<string, unknown> {
     paths,
     webhooks: webhooks(components, webhookRoots, envelope, index),
     components: {
-      schemas: { ...components.schemas, ...errorSchemas(index) },
+      schemas: { ...components.schemas, ...REQUEST_DECIMALS, ...refined(errorSchemas(index)) },
       responses,
       parameters: usedOnly(componentParameters(), JSON.stringify(paths), '#/components/parameters/'),
       headers: componentHeaders(),
@@ -442,16 +266,22 @@ function usedOnly(all: Record<string, unknown>, text: string, prefix: string): R
   return Object.fromEntries(Object.entries(all).filter(([name]) => text.includes(`"${prefix}${name}"`)));
 }
 
+function refined<T>(x: T): T {
+  refineSchema(x);
+  return x;
+}
+
 function cap(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-/** The error codes each endpoint's spec section documents (kept in the project by check:spec). */
-function readDocumentedCodes(root: string): Record<string, string[]> {
+/** The error codes each endpoint's spec section documents, and their statuses there (kept in the project by check:spec). */
+function readDocumentedCodes(root: string): { codes: Record<string, string[]>; statuses: Record<string, Record<string, number>> } {
   const facts = JSON.parse(readFileSync(path.join(root, 'test/fixtures/spec-facts.json'), 'utf8')) as {
     endpointErrorCodes?: Record<string, string[]>;
+    endpointErrorStatuses?: Record<string, Record<string, number>>;
   };
-  return facts.endpointErrorCodes ?? {};
+  return { codes: facts.endpointErrorCodes ?? {}, statuses: facts.endpointErrorStatuses ?? {} };
 }
 
 function tagDescription(tag: string, calls: Map<string, ResourceCall>, constants: Map<EndpointDescriptor, string>): string {

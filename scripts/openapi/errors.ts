@@ -92,12 +92,31 @@ function errorExtras(index: SourceIndex): Record<string, ObjectSchema> {
   return out;
 }
 
+/**
+ * Codes the SDK assumes on endpoints the spec names without shapes (their errors are not shown),
+ * each a catalogue code whose meaning fits the call and which the sandbox answers there.
+ */
+const NAME_ONLY_ASSUMED: Readonly<Record<string, readonly string[]>> = {
+  // "An identical record already exists": the same external_member_id twice.
+  'POST /v1/members': ['duplicate_resource'],
+  // "Action invalid in the object's current state": a withdrawal no longer `locked`.
+  'POST /v1/withdrawals/{id}/confirm': ['state_invalid'],
+  'POST /v1/withdrawals/{id}/fail': ['state_invalid'],
+};
+
 /** The codes an operation may answer, from its spec section and the common rules. */
 export function operationCodes(e: EndpointDescriptor, documented: readonly string[], member: 'required' | 'optional' | 'none'): string[] {
-  if (e.path === '/v1/connect/token') return [...documented];
+  // Environments: "Credentials and tokens crossing environments are rejected with `environment_mismatch`".
+  if (e.path === '/v1/connect/token') return [...new Set([...documented, 'environment_mismatch'])];
   const codes = new Set(documented);
   const add = (...c: string[]) => c.forEach((x) => codes.add(x));
   add('invalid_token', 'environment_mismatch', 'ip_not_allowed', 'merchant_disabled', 'rate_limited', 'api_error');
+  // Retry rules: `upstream_error` (502) and `upstream_timeout` (504) are retried with the same key
+  // wherever they occur, and "Write calls that time out (504) may have been executed".
+  add('upstream_error', 'upstream_timeout');
+  // `not_found`: "object nonexistent or not yours", on every path that names an object.
+  if (e.path.includes('{')) add('not_found');
+  add(...(NAME_ONLY_ASSUMED[`${e.method} ${e.path}`] ?? []));
   if (e.method !== 'GET' && e.method !== 'HEAD') add('invalid_signature', 'timestamp_out_of_range', 'nonce_reused');
   if (e.scope !== undefined) add('insufficient_scope');
   if (member === 'required') add('member_context_required', 'member_not_found');
@@ -106,22 +125,41 @@ export function operationCodes(e: EndpointDescriptor, documented: readonly strin
   return [...codes];
 }
 
-/** The error responses of an operation, by status (`default` for codes outside the catalogue). */
-export function errorResponses(codes: readonly string[]): Record<string, JsonSchema> {
+/** Statuses at which a stored failure may be replayed under its key (the refusals before the key is read are not stored). */
+const REPLAYABLE = (status: string): boolean => !['401', '403', '429'].includes(status);
+
+/**
+ * The error responses of an operation, by status: the status its spec section writes for a code
+ * (`statuses`, e.g. the agreement's 503 `service_unavailable`), else the catalogue's; `default`
+ * for any other error. Every one declares `X-Request-Id` (spec: "Every response carries the
+ * `X-Request-Id` header"); those of an idempotent operation `X-Idempotent-Replay` too, since a
+ * business failure is replayed under its key.
+ */
+export function errorResponses(
+  codes: readonly string[],
+  statuses: Readonly<Record<string, number>>,
+  idempotent: boolean,
+): Record<string, JsonSchema> {
   const byStatus = new Map<string, string[]>();
   // Catalogue order within a status, so equal sets compare equal (and share a component).
   const order = Object.keys(ERROR_CODES);
   const rank = (c: string) => (order.includes(c) ? order.indexOf(c) : order.length);
   for (const code of [...codes].sort((a, b) => rank(a) - rank(b))) {
-    const status = isKnownErrorCode(code) ? String(ERROR_CODES[code].status) : 'default';
+    const given = statuses[code] ?? (isKnownErrorCode(code) ? ERROR_CODES[code].status : undefined);
+    const status = given === undefined ? 'default' : String(given);
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
+  const headers = (status: string): Record<string, unknown> => ({
+    'X-Request-Id': HEADER('XRequestId'),
+    ...(idempotent && REPLAYABLE(status) ? { 'X-Idempotent-Replay': HEADER('XIdempotentReplay') } : {}),
+    ...(status === '429' ? { 'Retry-After': HEADER('RetryAfter') } : {}),
+  });
   const out: Record<string, JsonSchema> = {};
   for (const status of [...byStatus.keys()].filter((s) => s !== 'default').sort()) {
     const list = byStatus.get(status)!;
     out[status] = {
       description: `${list.map((c) => `\`${c}\``).join(', ')}: branch on \`code\`.`,
-      ...(status === '429' ? { headers: { 'Retry-After': HEADER('RetryAfter') } } : {}),
+      headers: headers(status),
       content: { 'application/json': { schema: status === '429' ? { anyOf: [REF('Error'), REF('RateLimitedError')] } : REF('Error') } },
       'x-error-codes': list,
     };
@@ -129,6 +167,7 @@ export function errorResponses(codes: readonly string[]): Record<string, JsonSch
   const others = byStatus.get('default') ?? [];
   out['default'] = {
     description: `${others.length ? `${others.map((c) => `\`${c}\``).join(', ')} (outside the catalogue), or any ` : 'Any '}other error: the envelope; an unknown code is handled as \`api_error\`.`,
+    headers: headers('default'),
     content: { 'application/json': { schema: REF('Error') } },
     ...(others.length ? { 'x-error-codes': others } : {}),
   };
@@ -143,6 +182,7 @@ const STATUS_NAMES: Record<string, string> = {
   '409': 'Conflict',
   '429': 'TooManyRequests',
   '500': 'InternalError',
+  '503': 'ServiceUnavailable',
   '502': 'BadGateway',
   '504': 'GatewayTimeout',
   default: 'OtherError',

@@ -3,7 +3,7 @@
  * read from the syntax tree: what the SDK sends is what the document states.
  *
  * Mapping: `AmountInput` (a decimal string or a Decimal, always sent as a string) is the
- * `DecimalString` component; `OpenEnum<'a' | 'b'>` and a union with `(string & {})` are strings
+ * `UnsignedDecimalString` component; `OpenEnum<'a' | 'b'>` and a union with `(string & {})` are strings
  * whose known values ride in `x-extensible-enum`; a union of string literals is an `enum`;
  * `Readonly<Record<string, unknown>>` and an index signature mean other keys are sent as given
  * (`additionalProperties: true`). A member whose TSDoc says "Not sent." is a client-side option
@@ -15,8 +15,8 @@ import { docOf, type SourceIndex } from './source-index.js';
 /** A JSON Schema object (OpenAPI 3.1 uses JSON Schema 2020-12). */
 export type JsonSchema = { [key: string]: unknown };
 
-/** Reference to the shared decimal-amount schema. */
-const DECIMAL_REF: JsonSchema = { $ref: '#/components/schemas/DecimalString' };
+/** Reference to the request-amount schema (no sign; `request-rules.ts` narrows it to positive where the spec says so). */
+const DECIMAL_REF: JsonSchema = { $ref: '#/components/schemas/UnsignedDecimalString' };
 
 /** An object schema read from an interface or a type literal, members in declaration order. */
 export interface ObjectSchema extends JsonSchema {

@@ -92,6 +92,27 @@ function sectionCodes(key: string, section: string): string[] {
   return [...codes];
 }
 
+/**
+ * The HTTP status a section gives each of its codes: the status written before the code on the
+ * same line (`400 codes: ...`, `404 \`member_not_found\``, `503 \`service_unavailable\``), else the
+ * catalogue's. A code outside the catalogue must have one written (`card_product_not_found`).
+ */
+function sectionStatuses(key: string, section: string, codes: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of section.split('\n')) {
+    let status: number | undefined;
+    for (const m of line.matchAll(/(?<![\w.,])([1-5]\d\d)(?![\w,])|`([a-z][a-z0-9_]*)`/g)) {
+      if (m[1] !== undefined) status = Number(m[1]);
+      else if (codes.includes(m[2]!) && !(m[2]! in out)) {
+        const s = status ?? ERROR_CODES[m[2] as keyof typeof ERROR_CODES]?.status;
+        if (s === undefined) throw new Error(`${key}: no status for \`${m[2]}\``);
+        out[m[2]!] = s;
+      }
+    }
+  }
+  return out;
+}
+
 /** One row of the spec's code catalogue. */
 export interface CatalogueRow {
   readonly code: string;
@@ -130,19 +151,29 @@ export interface SpecFacts {
   readonly nameOnlyRoutes: readonly string[];
   /** Error codes per route: a shown endpoint's section codes, or the codes the spec ties to a name-only one. */
   readonly endpointErrorCodes: Readonly<Record<string, readonly string[]>>;
+  /** The HTTP status of each of those codes on that route (the catalogue's unless the section writes another). */
+  readonly endpointErrorStatuses: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
 /** Derives the fixture's facts from the document. */
 export function deriveFacts(spec: string): SpecFacts {
   const sections = specSections(spec);
   const endpointErrorCodes: Record<string, readonly string[]> = {};
-  for (const [key, section] of sections) endpointErrorCodes[key] = sectionCodes(key, section);
-  for (const [key, entries] of Object.entries(NAME_ONLY_CODES)) endpointErrorCodes[key] = entries.map((e) => e.code);
+  const endpointErrorStatuses: Record<string, Record<string, number>> = {};
+  for (const [key, section] of sections) {
+    endpointErrorCodes[key] = sectionCodes(key, section);
+    endpointErrorStatuses[key] = sectionStatuses(key, section, endpointErrorCodes[key]);
+  }
+  for (const [key, entries] of Object.entries(NAME_ONLY_CODES)) {
+    endpointErrorCodes[key] = entries.map((e) => e.code);
+    endpointErrorStatuses[key] = Object.fromEntries(entries.map((e) => [e.code, ERROR_CODES[e.code as keyof typeof ERROR_CODES].status]));
+  }
   return {
     about:
       'Facts of the interface specification that the test suite relies on, kept in the project so that `npm test` needs nothing beside the repository. `npm run check:spec` derives them again from the document and fails when they differ (`npm run check:spec -- --update` rewrites this file).',
     shownRoutes: shownRoutes(spec),
     nameOnlyRoutes: nameOnlyRoutes(spec),
     endpointErrorCodes,
+    endpointErrorStatuses,
   };
 }

@@ -89,8 +89,9 @@ describe('openapi.json', () => {
     }
   });
 
-  it('lists under its error responses every code the spec documents for an endpoint, each in the error envelope', () => {
+  it('lists under its error responses every code the spec documents for an endpoint, at the status the spec gives it there, each in the error envelope with X-Request-Id', () => {
     const documented = facts.endpointErrorCodes as Record<string, string[]>;
+    const statuses = facts.endpointErrorStatuses as Record<string, Record<string, number>>;
     for (const e of ENDPOINTS) {
       const listed = new Map<string, string>();
       for (const [status, r] of Object.entries(opOf(e)['responses'] as Json)) {
@@ -99,11 +100,14 @@ describe('openapi.json', () => {
         for (const code of (response['x-error-codes'] as string[] | undefined) ?? []) listed.set(code, status);
         const schema = response['content']['application/json']['schema'] as Json;
         expect(JSON.stringify(schema)).toContain('#/components/schemas/Error');
+        expect(response['headers']['X-Request-Id'], `${e.method} ${e.path} ${status}`).toBeDefined();
+        if (e.idempotent && status === '400') expect(response['headers']['X-Idempotent-Replay']).toBeDefined();
       }
       for (const code of documented[`${e.method} ${e.path}`] ?? []) expect(listed.has(code), `${e.method} ${e.path}: ${code}`).toBe(true);
       for (const [code, status] of listed) {
         const known = ERROR_CODES[code as keyof typeof ERROR_CODES];
-        expect(status, `${e.method} ${e.path}: ${code}`).toBe(known ? String(known.status) : 'default');
+        const given = statuses[`${e.method} ${e.path}`]?.[code] ?? known?.status;
+        expect(status, `${e.method} ${e.path}: ${code}`).toBe(given === undefined ? 'default' : String(given));
       }
     }
     expect(doc['components']['schemas']['ErrorCode']['enum']).toEqual(Object.keys(ERROR_CODES));
@@ -148,8 +152,11 @@ describe('openapi.json', () => {
     expect(doc['components']['schemas']['DecimalString']).toMatchObject({ type: 'string', pattern: expect.any(String) });
     const amount = doc['components']['schemas']['WithdrawalOrder']['properties']['amount'] as Json;
     expect(amount['$ref']).toBe('#/components/schemas/DecimalString');
+    // A request amount carries no sign, and is positive where the spec says so.
     const body = doc['paths']['/v1/withdrawals']['post']['requestBody']['content']['application/json']['schema'] as Json;
-    expect(body['properties']['amount']['$ref']).toBe('#/components/schemas/DecimalString');
+    expect(body['properties']['amount']['$ref']).toBe('#/components/schemas/PositiveDecimalString');
+    const quote = doc['paths']['/v1/qrpay/quotes']['post']['requestBody']['content']['application/json']['schema'] as Json;
+    expect(quote['properties']['amount']['$ref']).toBe('#/components/schemas/UnsignedDecimalString');
   });
 });
 
