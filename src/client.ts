@@ -23,7 +23,16 @@ import { inBrowserPage, runtimeLabel } from './core/platform/runtime.js';
 import type { Transport } from './core/transport/transport.js';
 import type { ApiPromise } from './core/types.js';
 import { rawCall, type RawRequest } from './core/pipeline/raw-request.js';
-import { Assets, MemberView, MerchantAccount, MerchantRemittances, Members, Reports, Sandbox, Withdrawals } from './resources/index.js';
+import {
+  Assets,
+  MemberView,
+  MerchantAccount,
+  MerchantRemittances,
+  Members,
+  Reports,
+  SandboxFaucet,
+  Withdrawals,
+} from './resources/index.js';
 import { SDK_VERSION } from './version.js';
 
 /**
@@ -56,7 +65,7 @@ export class MerchantClient {
   /** Member administration: create and suspend. */
   readonly members: Members;
   /** Sandbox-only helpers (faucet). */
-  readonly sandbox: Sandbox;
+  readonly sandbox: SandboxFaucet;
   /**
    * Withdrawal confirm and fail without naming a member (no `x-on-behalf-of`), e.g. for a member
    * suspended since the debit; `client.member(id).withdrawals` has the member form.
@@ -118,7 +127,7 @@ export class MerchantClient {
     this.remittances = new MerchantRemittances(this.#pipeline);
     this.assets = new Assets(this.#pipeline);
     this.members = new Members(this.#pipeline);
-    this.sandbox = new Sandbox(this.#pipeline);
+    this.sandbox = new SandboxFaucet(this.#pipeline);
     this.withdrawals = new Withdrawals(this.#pipeline);
   }
 
@@ -182,7 +191,7 @@ export class MerchantClient {
     if (hook === undefined) return Promise.reject(new InvalidArgumentError('journal', 'recover() needs the client to have a journal.'));
     const pipeline = this.#pipeline;
     return recoverIntents(
-      { hook, basePath: this.#config.basePath, logger: this.#logger, send: (call, endpoint) => pipeline.send(call, endpoint) },
+      { hook, basePath: this.#config.basePath, logger: this.#logger, send: (call, endpoint) => pipeline.sendPrepared(call, endpoint) },
       options,
     );
   }

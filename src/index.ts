@@ -105,6 +105,7 @@ export type {
   SwiftSearchParams,
   Reports,
   Sandbox,
+  SandboxFaucet,
   FaucetParams,
   Withdrawals,
   ListParams,

@@ -8,7 +8,7 @@ export { MerchantAccount, MerchantConversions, MerchantTopups, type MerchantConv
 export { Members, type MemberCreateParams } from './members.js';
 export { MerchantRemittances, type AgreementParams, type CorridorsParams, type SwiftSearchParams } from './remittances.js';
 export { Reports, reportsDescending } from './reports.js';
-export { Sandbox, type FaucetParams } from './sandbox.js';
+export { SandboxFaucet, type Sandbox, type FaucetParams } from './sandbox.js';
 export { Withdrawals } from './withdrawals.js';
 export type { ListParams, LooseBody, LooseQuery } from './guards.js';
 export { MemberBalances } from './member/balances.js';

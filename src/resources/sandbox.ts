@@ -14,7 +14,7 @@ export interface FaucetParams {
 }
 
 /** Sandbox-only helpers. */
-export class Sandbox {
+export class SandboxFaucet {
   readonly #api: EndpointCaller;
   /** @internal Built by the client. */
   constructor(api: EndpointCaller) {
@@ -41,4 +41,12 @@ export class Sandbox {
   }
 }
 
-rejectingBadInput(Sandbox);
+rejectingBadInput(SandboxFaucet);
+
+/**
+ * The former name of {@link SandboxFaucet}, kept so that code naming it still compiles.
+ *
+ * @deprecated Use `SandboxFaucet`: `Sandbox` is also the simulator's type in
+ * `merchant-stablecoin/testing`, and one name for two things misleads.
+ */
+export type Sandbox = SandboxFaucet;

@@ -57,18 +57,27 @@ export interface EndpointDescriptor<TResult = unknown> {
    * member-only call could be stranded (a suspended member's withdrawal waiting in `withdrawing`).
    */
   readonly memberOptional?: boolean;
-  /** Whether the call sends `x-idempotency-key` (writes that create objects or move funds). */
-  readonly idempotent: boolean;
+  /** Whether the call sends `x-idempotency-key` (writes that create objects or move funds; `keyed` in a prepared call). */
+  readonly sendsKey: boolean;
   /**
    * Set on a write the spec says takes no idempotency key ("No idempotency key" on QR quotes, "No
    * idempotency key is listed" on card limits): a caller's `options.idempotencyKey` is refused
    * there before anything is sent, as on every GET and HEAD (the key is for writes). On a keyless
-   * write whose requirement the spec does not show (`idempotent` false by the SDK's assumption), a
+   * write whose requirement the spec does not show (`sendsKey` false by the SDK's assumption), a
    * caller's key is sent as given instead.
    */
   readonly takesNoKey?: boolean;
-  /** Whether the call moves funds (documentation; retries of these always reuse the key). */
-  readonly movesFunds: boolean;
+  /**
+   * Whether the intent journal records the call before it is sent (with a journal): the writes
+   * that move funds. Their retries, like every keyed call's, reuse the key.
+   */
+  readonly journaled: boolean;
+  /**
+   * Set on the descriptor `client.request()` makes for a path outside the endpoint table: the SDK
+   * does not know what such a call does, so the journal never covers it (a secret field or a key
+   * does not make it one the journal could recover).
+   */
+  readonly outsideTable?: boolean;
   /** `full` when the spec shows the response shape, `loose` when it says "not shown". */
   readonly typing: 'full' | 'loose';
   /** Retry override; defaults to `spec`. */

@@ -9,7 +9,7 @@
  * - `scope` is set only where the spec names it; elsewhere it is `undefined` ("not shown").
  * - `memberScoped`: decided from the prose (whose funds or records the call touches);
  *   `memberOptional` where a member-scoped call must also be possible without one.
- * - `idempotent`: true where the spec says "Idempotency key required"; for name-only writes, true
+ * - `sendsKey`: true where the spec says "Idempotency key required"; for name-only writes, true
  *   when the call creates an object or moves funds (Common rules: "`x-idempotency-key` for writes
  *   that create a new object or move funds"), false for inherently idempotent actions.
  * - `typing: 'loose'`: the response passes through with only the fields the prose names typed.
@@ -36,8 +36,8 @@ import { exportReportPageSchema, reportDetailSchema } from '../schemas/reports.j
 import { faucetCreditSchema } from '../schemas/sandbox.js';
 import { tokenSchema } from '../schemas/token.js';
 
-type Flags = Omit<EndpointDescriptor, 'id' | 'method' | 'path' | 'response' | 'memberScoped' | 'idempotent' | 'movesFunds' | 'typing'> &
-  Partial<Pick<EndpointDescriptor, 'memberScoped' | 'idempotent' | 'movesFunds'>>;
+type Flags = Omit<EndpointDescriptor, 'id' | 'method' | 'path' | 'response' | 'memberScoped' | 'sendsKey' | 'journaled' | 'typing'> &
+  Partial<Pick<EndpointDescriptor, 'memberScoped' | 'sendsKey' | 'journaled'>>;
 
 /** `METHOD /path`, as the spec writes an endpoint. */
 type Route = `${HttpMethod} /v1/${string}`;
@@ -58,8 +58,8 @@ function endpoint<S extends z.ZodMiniType>(
     typing,
     response: response as z.ZodMiniType<z.output<S>>,
     memberScoped: false,
-    idempotent: false,
-    movesFunds: false,
+    sendsKey: false,
+    journaled: false,
     ...flags,
   });
 }
@@ -86,8 +86,8 @@ export const TOKEN_EXCHANGE = endpoint('connect.token', 'POST /v1/connect/token'
 export const WITHDRAWALS_CREATE = endpoint('member.withdrawals.create', 'POST /v1/withdrawals', 'full', withdrawalOrderSchema, {
   scope: 'withdrawals:write',
   memberScoped: true,
-  idempotent: true,
-  movesFunds: true,
+  sendsKey: true,
+  journaled: true,
 });
 
 /**
@@ -103,17 +103,17 @@ export const QRPAY_QUOTE = endpoint('member.qrpay.quote', 'POST /v1/qrpay/quotes
 /** `POST /v1/kyc/applications`: member-scoped, key required. Scope not shown. */
 export const KYC_SUBMIT_APPLICATION = endpoint('member.kyc.submitApplication', 'POST /v1/kyc/applications', 'full', kycApplicationSchema, {
   memberScoped: true,
-  idempotent: true,
+  sendsKey: true,
 });
 
 /**
- * `POST /v1/kyc/quick`: member-scoped, key required. Scope not shown. `movesFunds` because a new
+ * `POST /v1/kyc/quick`: member-scoped, key required. Scope not shown. `journaled` (it moves funds) because a new
  * allocation charges a one-time profile fee (default 10 USDT) from the member or the prepayment.
  */
 export const KYC_QUICK_BIND = endpoint('member.kyc.quickBind', 'POST /v1/kyc/quick', 'full', quickKycResultSchema, {
   memberScoped: true,
-  idempotent: true,
-  movesFunds: true,
+  sendsKey: true,
+  journaled: true,
 });
 
 /**
@@ -133,8 +133,8 @@ export const MERCHANT_CONVERSIONS_CREATE = endpoint(
   merchantConversionSchema,
   {
     scope: 'merchant:write',
-    idempotent: true,
-    movesFunds: true,
+    sendsKey: true,
+    journaled: true,
     unstoredCodes: ['service_unavailable'],
   },
 );
@@ -142,7 +142,7 @@ export const MERCHANT_CONVERSIONS_CREATE = endpoint(
 /** `POST /v1/merchant/topups`: scope `merchant:write`, merchant account, key required; changes no balance. */
 export const MERCHANT_TOPUPS_CREATE = endpoint('merchant.topups.create', 'POST /v1/merchant/topups', 'full', topupDeclarationSchema, {
   scope: 'merchant:write',
-  idempotent: true,
+  sendsKey: true,
 });
 
 /** `GET /v1/balances`: scope `balances:read`, member-scoped, static list envelope. */
@@ -163,7 +163,7 @@ export const SHIPPING_ADDRESSES_UPDATE = endpoint(
   {
     scope: 'addresses:write',
     memberScoped: true,
-    idempotent: true,
+    sendsKey: true,
   },
 );
 
@@ -173,7 +173,7 @@ export const REMITTANCES_APPLY_PERSONAL_ACCOUNT = endpoint(
   'POST /v1/remit/vp/applications',
   'full',
   personalAccountApplicationSchema,
-  { scope: 'remittances:write', memberScoped: true, idempotent: true },
+  { scope: 'remittances:write', memberScoped: true, sendsKey: true },
 );
 
 /**
@@ -190,8 +190,8 @@ export const REMITTANCES_CANCEL = endpoint(
   {
     scope: 'remittances:write',
     memberScoped: true,
-    idempotent: true,
-    movesFunds: true,
+    sendsKey: true,
+    journaled: true,
     noRetryCodes: ['api_error'],
   },
 );
@@ -209,7 +209,7 @@ export const REMITTANCES_AGREEMENT = endpoint('remittances.agreement', 'GET /v1/
 export const CARDS_UNFREEZE = endpoint('member.cards.unfreeze', 'POST /v1/cards/{id}/unfreeze', 'full', cardStatusResultSchema, {
   scope: 'cards:write',
   memberScoped: true,
-  idempotent: true,
+  sendsKey: true,
   noRetryCodes: ['api_error'],
 });
 
@@ -245,7 +245,7 @@ export const CARDS_CLOSE_CHECK = endpoint('member.cards.closeCheck', 'GET /v1/ca
  */
 export const CARDS_ACTIVATE = endpoint('member.cards.activate', 'POST /v1/cards/{id}/activate', 'full', cardStatusResultSchema, {
   memberScoped: true,
-  idempotent: true,
+  sendsKey: true,
   lockout: {
     rule: 'three failures lock the card for 24 hours, and only the service unlocks it',
     check:
@@ -259,8 +259,8 @@ export const CARDS_ACTIVATE = endpoint('member.cards.activate', 'POST /v1/cards/
  * not shown. Merchant account: it credits the merchant's own prepaid balance.
  */
 export const SANDBOX_FAUCET = endpoint('sandbox.faucet', 'POST /v1/sandbox/faucet', 'full', faucetCreditSchema, {
-  idempotent: true,
-  movesFunds: true,
+  sendsKey: true,
+  journaled: true,
 });
 
 /** `GET /v1/remit/corridors`: scope `remittances:read`, merchant account, static list envelope. */
@@ -295,8 +295,8 @@ export const REMITTANCES_SWIFT_SEARCH = endpoint('remittances.swiftSearch', 'GET
  */
 export const DEPOSITS_DECLARE = endpoint('member.deposits.declare', 'POST /v1/deposits', 'loose', looseValueSchema, {
   memberScoped: true,
-  idempotent: true,
-  movesFunds: true,
+  sendsKey: true,
+  journaled: true,
 });
 
 /**
@@ -309,16 +309,16 @@ export const DEPOSITS_DECLARE = endpoint('member.deposits.declare', 'POST /v1/de
 export const WITHDRAWALS_CONFIRM = endpoint('member.withdrawals.confirm', 'POST /v1/withdrawals/{id}/confirm', 'loose', looseValueSchema, {
   memberScoped: true,
   memberOptional: true,
-  idempotent: true,
-  movesFunds: true,
+  sendsKey: true,
+  journaled: true,
 });
 
 /** `POST /v1/withdrawals/{id}/fail`. Member optional, as confirm (funds return to the member's `available`). Key: moves funds. */
 export const WITHDRAWALS_FAIL = endpoint('member.withdrawals.fail', 'POST /v1/withdrawals/{id}/fail', 'loose', looseValueSchema, {
   memberScoped: true,
   memberOptional: true,
-  idempotent: true,
-  movesFunds: true,
+  sendsKey: true,
+  journaled: true,
 });
 
 /**
@@ -358,7 +358,7 @@ export const MERCHANT_DEPOSIT_ADDRESS = endpoint(
   'loose',
   looseValueSchema,
   {
-    idempotent: true,
+    sendsKey: true,
   },
 );
 
@@ -368,7 +368,7 @@ export const KYC_STATUS = endpoint('member.kyc.status', 'GET /v1/kyc', 'loose', 
 /** `POST /v1/kyc/sessions`. Member-scoped (a KYC session of the member). Key: creates a session object. */
 export const KYC_CREATE_SESSION = endpoint('member.kyc.createSession', 'POST /v1/kyc/sessions', 'loose', looseValueSchema, {
   memberScoped: true,
-  idempotent: true,
+  sendsKey: true,
 });
 
 /**
@@ -387,8 +387,8 @@ export const QRPAY_DECODE = endpoint('member.qrpay.decode', 'POST /v1/qrpay/deco
 /** `POST /v1/qrpay/payments`. Member-scoped (debits the member). Key: creates a payment, moves funds. */
 export const QRPAY_PAY = endpoint('member.qrpay.pay', 'POST /v1/qrpay/payments', 'loose', looseValueSchema, {
   memberScoped: true,
-  idempotent: true,
-  movesFunds: true,
+  sendsKey: true,
+  journaled: true,
 });
 
 /**
@@ -398,7 +398,7 @@ export const QRPAY_PAY = endpoint('member.qrpay.pay', 'POST /v1/qrpay/payments',
  */
 export const REMITTANCES_QUOTE = endpoint('member.remittances.quote', 'POST /v1/remit/quotes', 'loose', looseValueSchema, {
   memberScoped: true,
-  idempotent: true,
+  sendsKey: true,
 });
 
 /** `GET /v1/remit/payee-form-schema`. Member-scoped by the issue's design (payees belong to the member). */
@@ -413,7 +413,7 @@ export const REMITTANCES_PAYEE_FORM_SCHEMA = endpoint(
 /** `POST /v1/remit/payees`. Member-scoped (the member's payee). Key: creates a payee. */
 export const REMITTANCES_CREATE_PAYEE = endpoint('member.remittances.createPayee', 'POST /v1/remit/payees', 'loose', looseValueSchema, {
   memberScoped: true,
-  idempotent: true,
+  sendsKey: true,
 });
 
 /** `GET /v1/remittances`. Member-scoped (orders belong to the member). Assumed a keyset list envelope. */
@@ -434,8 +434,8 @@ export const REMITTANCES_RECONFIRM = endpoint(
   looseRemittanceSchema,
   {
     memberScoped: true,
-    idempotent: true,
-    movesFunds: true,
+    sendsKey: true,
+    journaled: true,
   },
 );
 
@@ -458,8 +458,8 @@ export const CARDS_PRODUCT_QUOTE = endpoint('member.cards.productQuote', 'GET /v
 /** `POST /v1/cards/applications`. Member-scoped ("on behalf of the same member"). Key: creates an application, may charge fees and fund the card. */
 export const CARDS_APPLY = endpoint('member.cards.apply', 'POST /v1/cards/applications', 'loose', looseValueSchema, {
   memberScoped: true,
-  idempotent: true,
-  movesFunds: true,
+  sendsKey: true,
+  journaled: true,
 });
 
 /** `GET /v1/cards/{id}`. Member-scoped like every other `/v1/cards/{id}` endpoint. */
@@ -470,26 +470,26 @@ export const CARDS_RETRIEVE = endpoint('member.cards.retrieve', 'GET /v1/cards/{
 /** `POST /v1/cards/{id}/close`. Member-scoped. Key: returns the whole remaining balance (moves funds). */
 export const CARDS_CLOSE = endpoint('member.cards.close', 'POST /v1/cards/{id}/close', 'loose', looseValueSchema, {
   memberScoped: true,
-  idempotent: true,
-  movesFunds: true,
+  sendsKey: true,
+  journaled: true,
 });
 
 /** `POST /v1/cards/{id}/withdrawals`. Member-scoped. Key: a balance return (moves funds). */
 export const CARDS_WITHDRAW = endpoint('member.cards.withdraw', 'POST /v1/cards/{id}/withdrawals', 'loose', looseValueSchema, {
   memberScoped: true,
-  idempotent: true,
-  movesFunds: true,
+  sendsKey: true,
+  journaled: true,
 });
 
 /** `POST /v1/cards/{id}/topups`. Member-scoped. Key: creates a top-up order (`ctp_`), moves funds. */
 export const CARDS_TOP_UP = endpoint('member.cards.topUp', 'POST /v1/cards/{id}/topups', 'loose', looseValueSchema, {
   memberScoped: true,
-  idempotent: true,
-  movesFunds: true,
+  sendsKey: true,
+  journaled: true,
 });
 
 /** `POST /v1/members`. Merchant account (creates a member). Key: creates an object. */
-export const MEMBERS_CREATE = endpoint('members.create', 'POST /v1/members', 'loose', looseValueSchema, { idempotent: true });
+export const MEMBERS_CREATE = endpoint('members.create', 'POST /v1/members', 'loose', looseValueSchema, { sendsKey: true });
 
 /**
  * `POST /v1/members/{id}/suspend`. Merchant account: the member is in the path, and a suspended
@@ -504,14 +504,14 @@ export const MEMBERS_SUSPEND = endpoint('members.suspend', 'POST /v1/members/{id
  */
 export const EXCHANGE_QUOTE = endpoint('member.exchange.quote', 'POST /v1/exchange/quotes', 'loose', looseValueSchema, {
   memberScoped: true,
-  idempotent: true,
+  sendsKey: true,
 });
 
 /** `POST /v1/exchange/orders`. Member-scoped. Key: executes synchronously, moves funds (status `executed`). */
 export const EXCHANGE_ORDER = endpoint('member.exchange.order', 'POST /v1/exchange/orders', 'loose', looseValueSchema, {
   memberScoped: true,
-  idempotent: true,
-  movesFunds: true,
+  sendsKey: true,
+  journaled: true,
 });
 
 /** The 21 endpoints whose shapes the spec gives, in the spec's order. */

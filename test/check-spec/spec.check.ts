@@ -53,15 +53,15 @@ describe('the endpoint table', () => {
           ? true
           : /\bNo idempotency key\b/.test(head)
             ? false
-            : e.idempotent,
-        movesFunds: /\bMoves funds\b/.test(head) ? true : e.movesFunds,
+            : e.sendsKey,
+        movesFunds: /\bMoves funds\b/.test(head) ? true : e.journaled,
       };
       expect({ route: route(e), ...facts }).toEqual({
         route: route(e),
         scope: e.scope,
         memberScoped: e.memberScoped,
-        idempotent: e.idempotent,
-        movesFunds: e.movesFunds,
+        idempotent: e.sendsKey,
+        movesFunds: e.journaled,
       });
     }
   });

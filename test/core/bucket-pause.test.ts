@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MerchantClient, RateLimitBucket, RequestLimiter } from '../../src/index.js';
 import { failure, wireClient } from '../helpers/client.js';
-import { freezeClock, receivedAt, signedAt, until } from '../helpers/fake-clock.js';
+import { freezeClock, receivedAt, signedAt, until } from '../helpers/time.js';
 import { apiError, startWireServer, type Reply, type WireServer } from '../helpers/wire-server.js';
 
 let server: WireServer;

@@ -11,8 +11,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, MemoryRateLimiter, TimeoutError, type MerchantClient, type MerchantClientOptions } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
-import { freezeClock, until } from '../helpers/fake-clock.js';
-import { never } from '../helpers/fake-time.js';
+import { freezeClock, never, until } from '../helpers/time.js';
 import { apiError, idempotencyKeysOn, ORDER, startWireServer, WITHDRAWAL, type Reply, type WireServer } from '../helpers/wire-server.js';
 
 let server: WireServer;

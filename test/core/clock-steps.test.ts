@@ -11,7 +11,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryRateLimiter, type MerchantClient, type MerchantClientOptions } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
-import { freezeClock, until } from '../helpers/fake-clock.js';
+import { freezeClock, until } from '../helpers/time.js';
 import { apiError, idempotencyKeysOn, ORDER, startWireServer, WITHDRAWAL, type Reply, type WireServer } from '../helpers/wire-server.js';
 
 const HOUR = 3_600_000;

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BucketGate } from '../../src/core/limits/bucket-gate.js';
 import { MemoryRateLimiter, systemClock } from '../../src/index.js';
-import { manualClock, type ManualClock } from '../helpers/manual-clock.js';
+import { manualClock, type ManualClock } from '../helpers/time.js';
 
 function track(p: Promise<unknown>): { state: () => string } {
   let state = 'pending';

@@ -12,7 +12,7 @@
 import { afterEach, expect, it, vi } from 'vitest';
 import { TimeoutError, type MerchantClient } from '../../src/index.js';
 import { failure, wireClient } from '../helpers/client.js';
-import { until } from '../helpers/fake-clock.js';
+import { until } from '../helpers/time.js';
 import { startStalledServer, type LoopbackServer } from '../helpers/tls-servers.js';
 import { ORDER, startWireServer, WITHDRAWAL, type WireServer } from '../helpers/wire-server.js';
 

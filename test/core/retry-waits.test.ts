@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isApiError, type LogFields, type MerchantClient } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
-import { EPOCH_MS, freezeClock, signedAt, until } from '../helpers/fake-clock.js';
+import { EPOCH_MS, freezeClock, signedAt, until } from '../helpers/time.js';
 import { apiError, startWireServer, type Reply, type WireServer } from '../helpers/wire-server.js';
 
 let server: WireServer;

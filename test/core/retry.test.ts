@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, ConnectionError, MalformedResponseError, TimeoutError, isApiError, type MerchantClient } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
-import { never, stepper, useFakeTime } from '../helpers/fake-time.js';
+import { never, stepper, useFakeTime } from '../helpers/time.js';
 import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 
 let server: WireServer;

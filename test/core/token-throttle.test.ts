@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MerchantClient } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
-import { EPOCH_S, freezeClock, receivedAt } from '../helpers/fake-clock.js';
+import { EPOCH_S, freezeClock, receivedAt } from '../helpers/time.js';
 import { apiError, startWireServer, type RecordedRequest, type WireServer } from '../helpers/wire-server.js';
 
 let server: WireServer;

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AbortError, MemoryTokenStore, type MerchantClient, type StoredToken } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
-import { until } from '../helpers/fake-clock.js';
+import { until } from '../helpers/time.js';
 import { startWireServer, type Reply, type WireServer } from '../helpers/wire-server.js';
 
 let server: WireServer;

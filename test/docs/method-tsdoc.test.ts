@@ -205,7 +205,7 @@ function endpointDocProblems(doc: string, facts: EndpointFacts): string[] {
   const required = /\bIdempotency key (\(UUID v4\) )?required\b/.test(text);
   const assumed = /\bIdempotency key sent \(assumed\b/.test(text);
   const noKey = /\bno idempotency key\b/i.test(text);
-  if (e.idempotent) {
+  if (e.sendsKey) {
     if (shown && !required) problems.push('says "Idempotency key required" (as the spec does)');
     if (!shown && !assumed) problems.push('says "Idempotency key sent (assumed: ...)" (the spec does not show it)');
     if (noKey) problems.push('does not say "no idempotency key"');
@@ -216,8 +216,8 @@ function endpointDocProblems(doc: string, facts: EndpointFacts): string[] {
 
   const moves = /\bMoves funds\b/.test(text);
   const movesNone = /\bmoves no funds\b/i.test(text);
-  if (e.movesFunds && (!moves || movesNone)) problems.push('says "Moves funds"');
-  if (!e.movesFunds && (!movesNone || moves)) problems.push('says "moves no funds" (and not "Moves funds")');
+  if (e.journaled && (!moves || movesNone)) problems.push('says "Moves funds"');
+  if (!e.journaled && (!movesNone || moves)) problems.push('says "moves no funds" (and not "Moves funds")');
 
   const errors = description
     .split(/\n\s*\n/)

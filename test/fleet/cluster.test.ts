@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenManager } from '../../src/core/credentials/token-manager.js';
 import type { JournalIntent } from '../../src/index.js';
 import { RedisEventStore, RedisJournal, RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
-import { manualClock } from '../helpers/manual-clock.js';
+import { manualClock } from '../helpers/time.js';
 import { bucketKey, tokenKeys } from './helpers/keys.js';
 import { REDIS_CLI, REDIS_SERVER, startCluster, warnClusterSkipped, type RedisCluster } from './helpers/redis-server.js';
 

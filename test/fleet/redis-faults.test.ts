@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisEventStore, RedisRateLimiter, RedisTokenStore, type RedisEventStoreOptions } from '../../src/redis/index.js';
 import { createWebhookHandler, type WebhookHandler, type WebhookOutcome } from '../../src/webhooks/index.js';
-import { manualClock } from '../helpers/manual-clock.js';
+import { manualClock } from '../helpers/time.js';
 import { envelope, headersFor, type Envelope } from '../webhooks/helpers.js';
 import { REDIS_SERVER, startRedisServer, type Persistence, type RedisServer } from './helpers/redis-server.js';
 

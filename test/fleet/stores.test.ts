@@ -9,7 +9,7 @@ import type { LogFields } from '../../src/core/telemetry/logger.js';
 import { TokenManager } from '../../src/core/credentials/token-manager.js';
 import { RedisEventStore, RedisRateLimiter, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
 import * as scripts from '../../src/redis/scripts.js';
-import { manualClock, type ManualClock } from '../helpers/manual-clock.js';
+import { manualClock, type ManualClock } from '../helpers/time.js';
 import { bucketKey, tokenKeys } from './helpers/keys.js';
 import { REDIS_SERVER, startRedisServer, type RedisServer } from './helpers/redis-server.js';
 

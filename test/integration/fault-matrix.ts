@@ -32,7 +32,7 @@ import {
   type RequestLimiter,
 } from '../../src/index.js';
 import type { Fault, FaultMatch } from '../../src/testing/index.js';
-import { hangDriver } from '../helpers/fake-time.js';
+import { hangDriver } from '../helpers/time.js';
 import { attemptsOn, expectBuckets, expectConserved, expectSameKeyNewNonce, type Mode, type World } from './harness.js';
 
 /** A prepared money-moving call and how to check the money around it. */

@@ -600,6 +600,8 @@ describe('records recovery cannot trust', () => {
     expect(entry).toMatchObject({ outcome: 'skipped', settled: false });
     expect(entry!.check).toMatch(why);
     expect(ledger.server.calls()).toHaveLength(received);
+    // The route the tampered record names was never called, in this recovery or before it.
+    expect(ledger.server.calls().filter((c) => c.url !== ROUTES.withdrawal && c.url !== ROUTES.conversion)).toEqual([]);
     expect(journal.inner.open()).toEqual([tampered]);
     expect(logs.find((l) => l.message === 'recovery: intent skipped')).toMatchObject({ level: 'warn' });
   });
@@ -672,8 +674,3 @@ function leaseOver(): void {
   monotonicOffset += 600_000;
   vi.spyOn(performance, 'now').mockImplementation(() => realNow() + monotonicOffset);
 }
-
-// The route the tampered record names must never have been called.
-afterEach(() => {
-  expect(ledger.server.calls().filter((c) => c.url !== ROUTES.withdrawal && c.url !== ROUTES.conversion)).toEqual([]);
-});

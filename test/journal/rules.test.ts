@@ -87,8 +87,8 @@ describe('journaled: the calls the journal covers, endpoint by endpoint', () => 
   });
 
   it('a call without a key is never covered (the key is what identifies its intent), whatever it moves', () => {
-    expect(journaled({ ...WITHDRAWALS_CREATE, idempotent: false })).toBe(false);
-    expect(journaled({ ...CARDS_ACTIVATE, idempotent: false })).toBe(false);
+    expect(journaled({ ...WITHDRAWALS_CREATE, sendsKey: false })).toBe(false);
+    expect(journaled({ ...CARDS_ACTIVATE, sendsKey: false })).toBe(false);
   });
 
   it('an endpoint with a secret field is covered even when it moves no funds (never resent)', () => {

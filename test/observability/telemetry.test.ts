@@ -11,7 +11,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import type { LogFields, MerchantClient, MerchantClientOptions } from '../../src/index.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { wireClient } from '../helpers/client.js';
-import { freezeClock } from '../helpers/fake-clock.js';
+import { freezeClock } from '../helpers/time.js';
 import { SAMPLES } from '../resources/samples.js';
 import { envelope, headersFor } from '../webhooks/helpers.js';
 import { API_KEY, SIGNING_KEY, apiError, startWireServer, type WireServer, ORDER, WITHDRAWAL } from '../helpers/wire-server.js';

@@ -59,9 +59,9 @@ describe('openapi.json', () => {
     if (op['x-member-scope'] === 'none') expect(header('x-on-behalf-of')).toBeUndefined();
     else expect(header('x-on-behalf-of')?.['required']).toBe(op['x-member-scope'] === 'required');
     // Idempotency key.
-    expect(op['x-idempotency']).toBe(e.idempotent ? 'required' : 'none');
-    expect(header('x-idempotency-key')?.['required']).toBe(e.idempotent ? true : undefined);
-    expect(op['x-moves-funds']).toBe(e.movesFunds);
+    expect(op['x-idempotency']).toBe(e.sendsKey ? 'required' : 'none');
+    expect(header('x-idempotency-key')?.['required']).toBe(e.sendsKey ? true : undefined);
+    expect(op['x-moves-funds']).toBe(e.journaled);
     expect(op['x-scope']).toBe(e.scope ?? null);
     expect(op['x-shape']).toBe(NAME_ONLY_ENDPOINTS.includes(e) ? 'name-only' : 'shown');
     // Security: credentials for the exchange; a token (scope as its role) for the rest; a
@@ -85,7 +85,7 @@ describe('openapi.json', () => {
       const schema = response['content']['application/json']['schema'] as Json;
       if (e.typing === 'full') expect(schema['$ref']).toMatch(/^#\/components\/schemas\//);
       else expect(Object.keys(schema)).toEqual(['description']);
-      if (e.idempotent) expect(response['headers']['X-Idempotent-Replay']).toBeDefined();
+      if (e.sendsKey) expect(response['headers']['X-Idempotent-Replay']).toBeDefined();
     }
   });
 
@@ -101,7 +101,7 @@ describe('openapi.json', () => {
         const schema = response['content']['application/json']['schema'] as Json;
         expect(JSON.stringify(schema)).toContain('#/components/schemas/Error');
         expect(response['headers']['X-Request-Id'], `${e.method} ${e.path} ${status}`).toBeDefined();
-        if (e.idempotent && status === '400') expect(response['headers']['X-Idempotent-Replay']).toBeDefined();
+        if (e.sendsKey && status === '400') expect(response['headers']['X-Idempotent-Replay']).toBeDefined();
       }
       for (const code of documented[`${e.method} ${e.path}`] ?? []) expect(listed.has(code), `${e.method} ${e.path}: ${code}`).toBe(true);
       for (const [code, status] of listed) {

@@ -32,7 +32,7 @@ import {
   type RequestLimiter,
 } from '../../src/index.js';
 import { createSandbox, type Sandbox, type SandboxServer } from '../../src/testing/index.js';
-import { advanceWhenIdle, manualClock } from '../helpers/manual-clock.js';
+import { advanceWhenIdle, manualClock } from '../helpers/time.js';
 
 /** The four buckets the burst exercises, with their tightened quotas per simulator minute. */
 export type Quotas = Readonly<Record<RateLimitBucket, number>>;

@@ -227,10 +227,10 @@ describe('3. raw requests: writes carry a key by default, a keyless write is nev
     expect(r.response.idempotencyKey).toBe(calls[0]!.headers['x-idempotency-key']);
   });
 
-  it('idempotent: false sends no key, and neither a 500 nor a reset is retried', async () => {
+  it('sendsIdempotencyKey: false sends no key, and neither a 500 nor a reset is retried', async () => {
     server.on('POST', '/v1/exchange/orders', [apiError(500, 'api_error'), { reset: true }, { status: 201, body: {} }]);
     const c = client();
-    const e1 = await failure(c.request({ method: 'POST', path: '/v1/exchange/orders', body: {}, idempotent: false }));
+    const e1 = await failure(c.request({ method: 'POST', path: '/v1/exchange/orders', body: {}, sendsIdempotencyKey: false }));
     expect(e1).toMatchObject({ code: 'api_error', retryClass: 'never', call: { idempotencyKey: undefined, sent: 'yes' } });
     const e2 = await failure(c.request({ method: 'POST', path: '/v1/exchange/orders', body: {}, idempotent: false }));
     expect(e2).toBeInstanceOf(ConnectionError);

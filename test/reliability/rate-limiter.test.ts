@@ -13,8 +13,7 @@ import {
 } from '../../src/index.js';
 import { RATE_LIMIT_QUOTAS } from '../../src/spec/rate-limits.js';
 import { wireClient } from '../helpers/client.js';
-import { useFakeTime } from '../helpers/fake-time.js';
-import { advanceWhenIdle, manualClock } from '../helpers/manual-clock.js';
+import { advanceWhenIdle, manualClock, useFakeTime } from '../helpers/time.js';
 import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 
 /** Lets queued promise callbacks run (fake timers do not advance them). */

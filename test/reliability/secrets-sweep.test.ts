@@ -39,7 +39,7 @@ import {
 } from '../../src/index.js';
 import { createWebhookHandler, parseEvent, type WebhookHandler, type WebhookVerifier } from '../../src/webhooks/index.js';
 import { createSandbox, type Fault, type InjectedFault, type Sandbox, type SandboxServer } from '../../src/testing/index.js';
-import { hangDriver } from '../helpers/fake-time.js';
+import { hangDriver } from '../helpers/time.js';
 
 // ---------------------------------------------------------------------------------------------
 // Capture

@@ -43,7 +43,7 @@ describe('the endpoint table', () => {
   it('pins the special retry and logging rules', () => {
     const byId = new Map(ENDPOINTS.map((e) => [e.id, e]));
     const activate = byId.get('member.cards.activate')!;
-    expect(activate).toMatchObject({ secretFields: ['pin'], idempotent: true });
+    expect(activate).toMatchObject({ secretFields: ['pin'], sendsKey: true });
     expect(activate.lockout?.rule).toMatch(/^three failures lock the card for 24 hours/);
     expect(activate.lockout?.check).toContain('`active` means it succeeded');
     expect(activate.retry).toBeUndefined();
@@ -52,9 +52,9 @@ describe('the endpoint table', () => {
     expect(ENDPOINTS.filter((e) => e.lockout !== undefined).map((e) => e.id)).toEqual(['member.cards.activate']);
     expect(byId.get('member.remittances.cancel')!.noRetryCodes).toEqual(['api_error']);
     expect(byId.get('member.cards.unfreeze')!.noRetryCodes).toEqual(['api_error']);
-    expect(byId.get('member.cards.updateLimits')).toMatchObject({ noRetryCodes: ['api_error'], idempotent: false });
-    expect(byId.get('member.qrpay.quote')!.idempotent).toBe(false);
-    expect(ENDPOINTS.filter((e) => e.method === 'GET').every((e) => !e.idempotent && !e.movesFunds)).toBe(true);
+    expect(byId.get('member.cards.updateLimits')).toMatchObject({ noRetryCodes: ['api_error'], sendsKey: false });
+    expect(byId.get('member.qrpay.quote')!.sendsKey).toBe(false);
+    expect(ENDPOINTS.filter((e) => e.method === 'GET').every((e) => !e.sendsKey && !e.journaled)).toBe(true);
   });
 
   it('docs/endpoints.md is the generated table (run `npx tsx scripts/gen-endpoints-doc.ts`)', () => {

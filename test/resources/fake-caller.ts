@@ -10,7 +10,7 @@ import {
   MerchantRemittances,
   Members,
   Reports,
-  Sandbox,
+  SandboxFaucet,
   Withdrawals,
 } from '../../src/resources/index.js';
 import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
@@ -61,7 +61,7 @@ export function fakeRoot(api: EndpointCaller): Root {
     remittances: new MerchantRemittances(api),
     assets: new Assets(api),
     members: new Members(api),
-    sandbox: new Sandbox(api),
+    sandbox: new SandboxFaucet(api),
     withdrawals: new Withdrawals(api),
     member: (id: string) => new MemberView(api, id),
   };

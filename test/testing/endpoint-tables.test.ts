@@ -70,7 +70,7 @@ function differences(): Record<string, { flag: 'member' | 'idempotency'; sim: Mo
     const r = routes.get(`${e.method} ${e.path}`);
     if (!r) continue;
     if (r.member !== expected(e.memberScoped, e.memberOptional)) out[`member ${e.method} ${e.path}`] = { flag: 'member', sim: r.member };
-    if (r.idempotency !== expected(e.idempotent)) out[`idempotency ${e.method} ${e.path}`] = { flag: 'idempotency', sim: r.idempotency };
+    if (r.idempotency !== expected(e.sendsKey)) out[`idempotency ${e.method} ${e.path}`] = { flag: 'idempotency', sim: r.idempotency };
   }
   return out;
 }
@@ -95,7 +95,7 @@ describe('the simulator’s endpoint table against the client’s', () => {
       const r = routes.get(`${e.method} ${e.path}`);
       if (!r) continue;
       if (!e.memberScoped || e.memberOptional === true) expect(r.member, `${e.method} ${e.path}`).not.toBe('required');
-      if (!e.idempotent) expect(r.idempotency, `${e.method} ${e.path}`).not.toBe('required');
+      if (!e.sendsKey) expect(r.idempotency, `${e.method} ${e.path}`).not.toBe('required');
     }
   });
 

@@ -11,6 +11,9 @@ import type { ServiceClock } from '../time/service-clock.js';
 import { sleep } from '../time/sleep.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 
+/** The log line said before each backoff sleep (the test helpers that drive fake time follow it). */
+export const RETRYING = 'retrying';
+
 /** What the step after a failed attempt uses of the runner. */
 export interface RetryStepDeps {
   readonly backoff: BackoffSettings;
@@ -88,7 +91,7 @@ export class RetryStep {
     // A rate-limited retry waits at admission, with every other call of its bucket.
     if (decision.rateLimited) this.#pause(p, decision.delayMs);
     const fields = { endpoint: p.call.name, method: p.call.method, path: p.call.path, attempt: p.attempt, delayMs: decision.delayMs };
-    log(this.#deps.logger, 'warn', 'retrying', { ...fields, reason, retryClass, idempotencyKey: p.call.idempotencyKey });
+    log(this.#deps.logger, 'warn', RETRYING, { ...fields, reason, retryClass, idempotencyKey: p.call.idempotencyKey });
     // An abort ends the wait early; the next attempt starts by raising it, with the signal's reason.
     await sleep(decision.rateLimited ? 0 : decision.delayMs, p.signal).catch(() => undefined);
   }

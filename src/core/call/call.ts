@@ -83,7 +83,7 @@ function takesNoKey(endpoint: EndpointDescriptor<unknown>): boolean {
  * otherwise. A caller's key where the spec gives the endpoint none is refused.
  */
 function keyOf(endpoint: EndpointDescriptor<unknown>, given: string | undefined): string | undefined {
-  if (endpoint.idempotent) return resolveIdempotencyKey(given);
+  if (endpoint.sendsKey) return resolveIdempotencyKey(given);
   if (given === undefined) return undefined;
   if (takesNoKey(endpoint)) {
     throw new InvalidArgumentError(

@@ -13,11 +13,11 @@ import { lockoutStopped, type RetryRules } from '../errors/retry-class.js';
 
 /**
  * The calls the journal covers: those the endpoint table flags as taking a key and moving funds,
- * and those {@link neverResent} (a card activation: reported after a crash, never resent). Raw
- * `client.request()` calls are not covered.
+ * and those {@link neverResent} (a card activation: reported after a crash, never resent). A
+ * `client.request()` call (`outsideTable`) is not covered: the SDK does not know what it does.
  */
 export function journaled(endpoint: EndpointDescriptor<unknown>): boolean {
-  return endpoint.idempotent && endpoint.id !== 'request' && (endpoint.movesFunds || neverResent(endpoint));
+  return endpoint.sendsKey && endpoint.outsideTable !== true && (endpoint.journaled || neverResent(endpoint));
 }
 
 /**

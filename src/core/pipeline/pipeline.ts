@@ -72,14 +72,14 @@ export class Pipeline implements EndpointCaller {
     const call = prepareCall(endpoint, args, this.#settings.basePath);
     const journal = this.#settings.journal;
     // Without a journal, or for a call it does not cover, nothing is added to the call's path.
-    if (journal === undefined || !journaled(endpoint)) return this.send(call, endpoint);
+    if (journal === undefined || !journaled(endpoint)) return this.sendPrepared(call, endpoint);
     // The record is part of the call: its deadline counts from here, and bounds the record too.
     const tracked: PreparedCall = { ...call, startedAt: performance.now() };
-    return journal.track(tracked, endpoint, this.#runner.budgetOf(tracked), () => this.send(tracked, endpoint));
+    return journal.track(tracked, endpoint, this.#runner.budgetOf(tracked), () => this.sendPrepared(tracked, endpoint));
   }
 
   /** Runs a prepared call's attempts with a token and reads its result (recovery resends through it too). */
-  send<T>(call: PreparedCall, endpoint: EndpointDescriptor<T>): Promise<WithResponse<T>> {
+  sendPrepared<T>(call: PreparedCall, endpoint: EndpointDescriptor<T>): Promise<WithResponse<T>> {
     return this.#runner.run(call, { kind: 'token', tokens: this.#tokens }, endpoint, (response, context) =>
       readResult(endpoint, response, context, this.#settings.validateResponses),
     );

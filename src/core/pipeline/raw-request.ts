@@ -25,8 +25,15 @@ export interface RawRequest {
    * `false` only for writes the service must not see a key on; such a write is never retried
    * automatically once it may have reached the service.
    */
+  readonly sendsIdempotencyKey?: boolean;
+  /**
+   * The former name of {@link RawRequest.sendsIdempotencyKey} (it never meant that the request is
+   * idempotent, only that it carries a key); read when `sendsIdempotencyKey` is not given.
+   *
+   * @deprecated Use `sendsIdempotencyKey`.
+   */
   readonly idempotent?: boolean;
-  /** Idempotency key to send (implies `idempotent`). */
+  /** Idempotency key to send (implies `sendsIdempotencyKey`). */
   readonly idempotencyKey?: string;
   /** Top-level body fields whose values are secrets: masked if a server echoes them into an error. */
   readonly secretFields?: readonly string[];
@@ -46,18 +53,19 @@ const LOOSE_RESPONSE = z.unknown();
  */
 export function rawCall<T>(req: RawRequest): { endpoint: EndpointDescriptor<T>; args: CallArgs } {
   const write = req.method !== 'GET' && req.method !== 'HEAD';
-  const idempotent = req.idempotencyKey !== undefined || (req.idempotent ?? write);
+  const keyed = req.idempotencyKey !== undefined || (req.sendsIdempotencyKey ?? req.idempotent ?? write);
   const endpoint: EndpointDescriptor<T> = {
     id: 'request',
     method: req.method,
     path: checkRawPath(req.path),
     memberScoped: req.onBehalfOf !== undefined,
-    idempotent,
-    movesFunds: false,
+    sendsKey: keyed,
+    journaled: false,
+    outsideTable: true,
     typing: 'loose',
     response: LOOSE_RESPONSE as z.ZodMiniType<T>,
     // A keyless write retried after it may have executed could execute twice.
-    ...(write && !idempotent ? { retry: 'never' as const } : {}),
+    ...(write && !keyed ? { retry: 'never' as const } : {}),
     ...(req.secretFields === undefined ? {} : { secretFields: req.secretFields }),
   };
   return {

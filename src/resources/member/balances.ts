@@ -39,7 +39,7 @@ export class MemberBalances {
    * Errors: 400 `member_context_required`, 404 `member_not_found`.
    */
   envelope(options?: CallOptions): ApiPromise<BalancesEnvelope> {
-    return this.#api.send(BALANCES_LIST, { options });
+    return this.#api.call(BALANCES_LIST, { options });
   }
 }
 

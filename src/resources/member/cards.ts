@@ -84,7 +84,7 @@ export class MemberCards {
    * Errors: not shown.
    */
   products(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseItem, LoosePage<LooseItem>> {
-    return this.#api.loosePage(E.CARDS_PRODUCTS, { query: looseListQuery(params), options });
+    return this.#api.looseList(E.CARDS_PRODUCTS, { query: looseListQuery(params), options });
   }
 
   /**
@@ -98,7 +98,7 @@ export class MemberCards {
    * @param productId - Card product id, `cpd_` prefix optional (passed as given).
    */
   productQuote(productId: string, query?: CardProductQuoteQuery, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(E.CARDS_PRODUCT_QUOTE, {
+    return this.#api.call(E.CARDS_PRODUCT_QUOTE, {
       pathParams: { id: checkId(productId, 'productId') },
       query: checkQuery(query),
       options,
@@ -117,7 +117,7 @@ export class MemberCards {
    * Errors: not shown.
    */
   apply(params: CardApplyParams, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(E.CARDS_APPLY, { body: checkObject(params, 'params'), options });
+    return this.#api.call(E.CARDS_APPLY, { body: checkObject(params, 'params'), options });
   }
 
   /**
@@ -131,7 +131,7 @@ export class MemberCards {
    * @param cardId - `crd_<uuid>`.
    */
   retrieve(cardId: string, options?: CallOptions): ApiPromise<Loose<CardRecord>> {
-    return this.#api.send(E.CARDS_RETRIEVE, { pathParams: { id: checkId(cardId, 'cardId') }, options });
+    return this.#api.call(E.CARDS_RETRIEVE, { pathParams: { id: checkId(cardId, 'cardId') }, options });
   }
 
   /**
@@ -150,7 +150,7 @@ export class MemberCards {
    * @returns `{id, status: 'unfreezing'}`.
    */
   unfreeze(cardId: string, options?: CallOptions): ApiPromise<CardStatusResult> {
-    return this.#api.send(E.CARDS_UNFREEZE, { pathParams: { id: checkId(cardId, 'cardId') }, body: {}, options });
+    return this.#api.call(E.CARDS_UNFREEZE, { pathParams: { id: checkId(cardId, 'cardId') }, body: {}, options });
   }
 
   /**
@@ -183,7 +183,7 @@ export class MemberCards {
    */
   activate(cardId: string, params: CardActivateParams, options?: CallOptions): ApiPromise<CardStatusResult> {
     const id = checkId(cardId, 'cardId');
-    return this.#api.send(E.CARDS_ACTIVATE, { pathParams: { id }, body: activationBody(checkObject(params, 'params')), options });
+    return this.#api.call(E.CARDS_ACTIVATE, { pathParams: { id }, body: activationBody(checkObject(params, 'params')), options });
   }
 
   /**
@@ -200,7 +200,7 @@ export class MemberCards {
    * @param cardId - `crd_<uuid>`.
    */
   closeCheck(cardId: string, options?: CallOptions): ApiPromise<CardCloseCheck> {
-    return this.#api.send(E.CARDS_CLOSE_CHECK, { pathParams: { id: checkId(cardId, 'cardId') }, options });
+    return this.#api.call(E.CARDS_CLOSE_CHECK, { pathParams: { id: checkId(cardId, 'cardId') }, options });
   }
 
   /**
@@ -215,7 +215,7 @@ export class MemberCards {
    * @param cardId - `crd_<uuid>`.
    */
   close(cardId: string, params?: LooseBody, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(E.CARDS_CLOSE, { pathParams: { id: checkId(cardId, 'cardId') }, body: bodyOrEmpty(params), options });
+    return this.#api.call(E.CARDS_CLOSE, { pathParams: { id: checkId(cardId, 'cardId') }, body: bodyOrEmpty(params), options });
   }
 
   /**
@@ -238,7 +238,7 @@ export class MemberCards {
         'card withdrawals do not accept reason=close; call cards.close() to return the whole balance.',
       );
     }
-    return this.#api.send(E.CARDS_WITHDRAW, { pathParams: { id }, body: params, options });
+    return this.#api.call(E.CARDS_WITHDRAW, { pathParams: { id }, body: params, options });
   }
 
   /**
@@ -253,7 +253,7 @@ export class MemberCards {
    * @param cardId - `crd_<uuid>`.
    */
   topUp(cardId: string, params: LooseBody, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(E.CARDS_TOP_UP, { pathParams: { id: checkId(cardId, 'cardId') }, body: checkObject(params, 'params'), options });
+    return this.#api.call(E.CARDS_TOP_UP, { pathParams: { id: checkId(cardId, 'cardId') }, body: checkObject(params, 'params'), options });
   }
 
   /**
@@ -288,7 +288,7 @@ export class MemberCards {
     });
     checkLimitOrder(body.single, body.daily, 'single', 'daily');
     checkLimitOrder(body.daily, body.monthly, 'daily', 'monthly');
-    return this.#api.send(E.CARDS_UPDATE_LIMITS, { pathParams: { id }, body, options });
+    return this.#api.call(E.CARDS_UPDATE_LIMITS, { pathParams: { id }, body, options });
   }
 }
 

@@ -28,7 +28,7 @@ export class MemberDeposits {
    * Errors: not shown.
    */
   declare(params: LooseBody, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(DEPOSITS_DECLARE, { body: checkObject(params, 'params'), options });
+    return this.#api.call(DEPOSITS_DECLARE, { body: checkObject(params, 'params'), options });
   }
 }
 

@@ -33,7 +33,7 @@ export class MemberExchange {
    * Errors: not shown.
    */
   quote(params: ExchangeQuoteParams, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(EXCHANGE_QUOTE, { body: checkObject(params, 'params'), options });
+    return this.#api.call(EXCHANGE_QUOTE, { body: checkObject(params, 'params'), options });
   }
 
   /**
@@ -46,7 +46,7 @@ export class MemberExchange {
    * Errors: not shown.
    */
   order(params: LooseBody, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(EXCHANGE_ORDER, { body: checkObject(params, 'params'), options });
+    return this.#api.call(EXCHANGE_ORDER, { body: checkObject(params, 'params'), options });
   }
 }
 

@@ -62,7 +62,7 @@ export class MemberKyc {
       card_product_id: checkOptionalText(params.card_product_id, 'card_product_id'),
       profile: checkObject(params.profile, 'profile'),
     });
-    return this.#api.send(KYC_SUBMIT_APPLICATION, { body, options });
+    return this.#api.call(KYC_SUBMIT_APPLICATION, { body, options });
   }
 
   /**
@@ -87,7 +87,7 @@ export class MemberKyc {
       country: checkOptionalText(params.country, 'country'),
       identity_type: checkOptionalText(params.identity_type, 'identity_type'),
     });
-    return this.#api.send(KYC_QUICK_BIND, { body, options });
+    return this.#api.call(KYC_QUICK_BIND, { body, options });
   }
 
   /**
@@ -99,7 +99,7 @@ export class MemberKyc {
    * Errors: not shown.
    */
   status(query?: LooseQuery, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(KYC_STATUS, { query: checkQuery(query), options });
+    return this.#api.call(KYC_STATUS, { query: checkQuery(query), options });
   }
 
   /**
@@ -111,7 +111,7 @@ export class MemberKyc {
    * Errors: not shown.
    */
   createSession(params?: LooseBody, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(KYC_CREATE_SESSION, { body: bodyOrEmpty(params), options });
+    return this.#api.call(KYC_CREATE_SESSION, { body: bodyOrEmpty(params), options });
   }
 }
 

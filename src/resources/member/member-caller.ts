@@ -8,15 +8,15 @@ import type { EndpointDescriptor } from '../../spec/endpoint.js';
 /** Calls of member-scoped endpoints, each sent with `x-on-behalf-of` for the bound member. */
 export interface MemberCaller {
   /** One call of a member-scoped endpoint on behalf of the member. */
-  send<T>(endpoint: EndpointDescriptor<T>, args?: Omit<CallArgs, 'member'>): ApiPromise<T>;
+  call<T>(endpoint: EndpointDescriptor<T>, args?: Omit<CallArgs, 'member'>): ApiPromise<T>;
   /** A list call, of a shape the spec does not show, on behalf of the member. */
-  loosePage<T>(endpoint: EndpointDescriptor<unknown>, args: Omit<ListArgs<T>, 'member'>): PagePromise<T, LoosePage<T>>;
+  looseList<T>(endpoint: EndpointDescriptor<unknown>, args: Omit<ListArgs<T>, 'member'>): PagePromise<T, LoosePage<T>>;
 }
 
 /** Binds the pipeline to a member identifier already validated by the member view. */
 export function bindMember(api: EndpointCaller, memberId: string): MemberCaller {
   return {
-    send: (endpoint, args = {}) => api.call(endpoint, { ...args, member: memberId }),
-    loosePage: (endpoint, args) => api.looseList(endpoint, { ...args, member: memberId }),
+    call: (endpoint, args = {}) => api.call(endpoint, { ...args, member: memberId }),
+    looseList: (endpoint, args) => api.looseList(endpoint, { ...args, member: memberId }),
   };
 }

@@ -98,7 +98,7 @@ export class MemberQrpay {
    * Errors: not shown.
    */
   schemes(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseItem, LoosePage<LooseItem>> {
-    return this.#api.loosePage(QRPAY_SCHEMES, { query: looseListQuery(params), options });
+    return this.#api.looseList(QRPAY_SCHEMES, { query: looseListQuery(params), options });
   }
 
   /**
@@ -113,7 +113,7 @@ export class MemberQrpay {
    * Errors: not shown.
    */
   decode(params: Readonly<Record<string, unknown>>, options?: CallOptions): ApiPromise<Loose<QrDecodeResult>> {
-    return this.#api.send(QRPAY_DECODE, { body: checkObject(params, 'params'), options });
+    return this.#api.call(QRPAY_DECODE, { body: checkObject(params, 'params'), options });
   }
 
   /**
@@ -149,7 +149,7 @@ export class MemberQrpay {
       preferred_asset: checkOptionalText(params.preferred_asset, 'preferred_asset'),
       payer: params.payer === undefined ? undefined : checkObject(params.payer, 'payer'),
     });
-    return this.#api.send(QRPAY_QUOTE, { body, options });
+    return this.#api.call(QRPAY_QUOTE, { body, options });
   }
 
   /**
@@ -163,7 +163,7 @@ export class MemberQrpay {
    * Errors: not shown.
    */
   pay(params: QrPayParams, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(QRPAY_PAY, { body: checkObject(params, 'params'), options });
+    return this.#api.call(QRPAY_PAY, { body: checkObject(params, 'params'), options });
   }
 }
 

@@ -46,7 +46,7 @@ export class MemberRemittances {
    * Errors: not shown.
    */
   quote(params: LooseBody, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(E.REMITTANCES_QUOTE, { body: checkObject(params, 'params'), options });
+    return this.#api.call(E.REMITTANCES_QUOTE, { body: checkObject(params, 'params'), options });
   }
 
   /**
@@ -59,7 +59,7 @@ export class MemberRemittances {
    * Errors: not shown beyond `corridor_not_supported` (a corridor missing any of its four parts).
    */
   payeeFormSchema(query?: LooseQuery, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(E.REMITTANCES_PAYEE_FORM_SCHEMA, { query: checkQuery(query), options });
+    return this.#api.call(E.REMITTANCES_PAYEE_FORM_SCHEMA, { query: checkQuery(query), options });
   }
 
   /**
@@ -73,7 +73,7 @@ export class MemberRemittances {
    * and `invalid_fields` with `fields` (`key`, `reason`).
    */
   createPayee(params: PayeeCreateParams, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(E.REMITTANCES_CREATE_PAYEE, { body: checkObject(params, 'params'), options });
+    return this.#api.call(E.REMITTANCES_CREATE_PAYEE, { body: checkObject(params, 'params'), options });
   }
 
   /**
@@ -89,7 +89,7 @@ export class MemberRemittances {
    * @throws InvalidArgumentError when `limit` is not a positive integer.
    */
   list(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<Loose<RemittanceRecord>, LoosePage<Loose<RemittanceRecord>>> {
-    return this.#api.loosePage(E.REMITTANCES_LIST, { query: looseListQuery(params), options });
+    return this.#api.looseList(E.REMITTANCES_LIST, { query: looseListQuery(params), options });
   }
 
   /**
@@ -103,7 +103,7 @@ export class MemberRemittances {
    * @param remittanceId - With or without the `rmt_` prefix (passed as given).
    */
   retrieve(remittanceId: string, options?: CallOptions): ApiPromise<Loose<RemittanceRecord>> {
-    return this.#api.send(E.REMITTANCES_RETRIEVE, { pathParams: { id: checkId(remittanceId, 'remittanceId') }, options });
+    return this.#api.call(E.REMITTANCES_RETRIEVE, { pathParams: { id: checkId(remittanceId, 'remittanceId') }, options });
   }
 
   /**
@@ -123,7 +123,7 @@ export class MemberRemittances {
    * @param remittanceId - With or without the `rmt_` prefix.
    */
   pendingAction(remittanceId: string, options?: CallOptions): ApiPromise<PendingActionResult> {
-    return this.#api.send(E.REMITTANCES_PENDING_ACTION, { pathParams: { id: checkId(remittanceId, 'remittanceId') }, options });
+    return this.#api.call(E.REMITTANCES_PENDING_ACTION, { pathParams: { id: checkId(remittanceId, 'remittanceId') }, options });
   }
 
   /**
@@ -145,7 +145,7 @@ export class MemberRemittances {
       throw new InvalidArgumentError('new_total', "must be the slippage action's new_total string, sent unchanged.");
     }
     amount(params.new_total, 'new_total');
-    return this.#api.send(E.REMITTANCES_RECONFIRM, { pathParams: { id }, body: params, options });
+    return this.#api.call(E.REMITTANCES_RECONFIRM, { pathParams: { id }, body: params, options });
   }
 
   /**
@@ -165,7 +165,7 @@ export class MemberRemittances {
    * @returns `{id, status: 'canceled'}`.
    */
   cancel(remittanceId: string, options?: CallOptions): ApiPromise<RemittanceCancelResult> {
-    return this.#api.send(E.REMITTANCES_CANCEL, { pathParams: { id: checkId(remittanceId, 'remittanceId') }, body: {}, options });
+    return this.#api.call(E.REMITTANCES_CANCEL, { pathParams: { id: checkId(remittanceId, 'remittanceId') }, body: {}, options });
   }
 
   /**
@@ -184,7 +184,7 @@ export class MemberRemittances {
    * @returns `{id, status: 'reviewing'}` (201), or the application under review with `reused: true` (200).
    */
   applyPersonalAccount(options?: CallOptions): ApiPromise<PersonalAccountApplication> {
-    return this.#api.send(E.REMITTANCES_APPLY_PERSONAL_ACCOUNT, { body: {}, options });
+    return this.#api.call(E.REMITTANCES_APPLY_PERSONAL_ACCOUNT, { body: {}, options });
   }
 }
 

@@ -55,7 +55,7 @@ export class MemberShippingAddresses {
    * @param addressId - The address id.
    */
   update(addressId: string, params: ShippingAddressParams, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(SHIPPING_ADDRESSES_UPDATE, {
+    return this.#api.call(SHIPPING_ADDRESSES_UPDATE, {
       pathParams: { id: checkId(addressId, 'addressId') },
       body: checkObject(params, 'params'),
       options,

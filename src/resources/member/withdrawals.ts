@@ -71,7 +71,7 @@ export class MemberWithdrawals {
       amount: amount(params.amount, 'amount'),
       to_address: checkMaxChars(checkNonBlank(params.to_address, 'to_address'), 'to_address', 200),
     };
-    return this.#api.send(WITHDRAWALS_CREATE, { body, options });
+    return this.#api.call(WITHDRAWALS_CREATE, { body, options });
   }
 
   /**
@@ -92,7 +92,7 @@ export class MemberWithdrawals {
    * id as the same order).
    */
   confirm(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(WITHDRAWALS_CONFIRM, {
+    return this.#api.call(WITHDRAWALS_CONFIRM, {
       pathParams: { id: checkId(withdrawalId, 'withdrawalId') },
       body: bodyOrEmpty(params),
       options,
@@ -113,7 +113,7 @@ export class MemberWithdrawals {
    * (the sandbox reads a bare id as the same order).
    */
   fail(withdrawalId: string, params?: LooseBody, options?: CallOptions): ApiPromise<Loose> {
-    return this.#api.send(WITHDRAWALS_FAIL, {
+    return this.#api.call(WITHDRAWALS_FAIL, {
       pathParams: { id: checkId(withdrawalId, 'withdrawalId') },
       body: bodyOrEmpty(params),
       options,
@@ -133,7 +133,7 @@ export class MemberWithdrawals {
    * @throws InvalidArgumentError when `limit` is not a positive integer.
    */
   addresses(params?: ListParams & LooseQuery, options?: CallOptions): PagePromise<LooseItem, LoosePage<LooseItem>> {
-    return this.#api.loosePage(WITHDRAWALS_ADDRESSES, { query: looseListQuery(params), options });
+    return this.#api.looseList(WITHDRAWALS_ADDRESSES, { query: looseListQuery(params), options });
   }
 }
 
