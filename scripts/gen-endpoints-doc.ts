@@ -36,7 +36,7 @@ function row(e: EndpointDescriptor, nameOnly: boolean): string {
   // Reads never take a key, so only a write's key column is an assumption.
   const keyAssumed = e.method === 'GET' ? '' : assumed;
   const member = e.memberOptional === true ? 'optional' : e.memberScoped ? 'yes' : 'no';
-  return `| \`${e.method} ${e.path}\` | \`${sdkCall(e.id, e.memberOptional)}\` | ${e.scope ? `\`${e.scope}\`` : 'not shown'} | ${e.idempotent ? 'yes' : 'no'}${keyAssumed} | ${member}${assumed} | ${e.movesFunds ? 'yes' : 'no'}${keyAssumed} | ${e.typing === 'full' ? 'fully' : 'loosely'} | ${retryNote(e)} |`;
+  return `| \`${e.method} ${e.path}\` | \`${sdkCall(e.id, e.memberOptional)}\` | ${e.scope ? `\`${e.scope}\`` : 'not shown'} | ${e.sendsKey ? 'yes' : 'no'}${keyAssumed} | ${member}${assumed} | ${e.journaled ? 'yes' : 'no'}${keyAssumed} | ${e.typing === 'full' ? 'fully' : 'loosely'} | ${retryNote(e)} |`;
 }
 
 const HEADER = `| Method and path | SDK method | Scope | Idempotency key | Member-scoped | Moves funds | Typed | Retries |

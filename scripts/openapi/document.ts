@@ -90,8 +90,8 @@ function description(e: EndpointDescriptor, documented: readonly string[], membe
       : member === 'optional'
         ? 'Callable with or without `x-on-behalf-of`.'
         : 'Merchant account.',
-    e.idempotent ? 'Idempotency key required.' : 'No idempotency key.',
-    e.movesFunds ? 'Moves funds.' : 'Moves no funds.',
+    e.sendsKey ? 'Idempotency key required.' : 'No idempotency key.',
+    e.journaled ? 'Moves funds.' : 'Moves no funds.',
     isSigned(e) ? 'Signed.' : isWrite(e) ? 'Not signed.' : '',
   ].filter((l) => l !== '');
   const parts = [lines.join(' ')];
@@ -113,7 +113,7 @@ function successResponses(e: EndpointDescriptor, components: SchemaComponents): 
       ? components.ref(e.response as unknown as ZodLike)
       : { description: 'Not shown by the specification: any JSON value.' };
   const headers: Record<string, unknown> = { 'X-Request-Id': HEADER('XRequestId') };
-  if (e.idempotent) headers['X-Idempotent-Replay'] = HEADER('XIdempotentReplay');
+  if (e.sendsKey) headers['X-Idempotent-Replay'] = HEADER('XIdempotentReplay');
   const out: Record<string, unknown> = {};
   for (const s of statuses) {
     out[String(s)] = {
@@ -155,15 +155,15 @@ function operation(
     ...(requestBody(e, call) ? { requestBody: requestBody(e, call) } : {}),
     responses: {
       ...successResponses(e, components),
-      ...errorResponses(operationCodes(e, documented, member), statuses, e.idempotent),
+      ...errorResponses(operationCodes(e, documented, member), statuses, e.sendsKey),
     },
     security: security(e, roles),
     'x-sdk-method': sdkCall(e.id),
     'x-shape': NAME_ONLY_ENDPOINTS.includes(e) ? 'name-only' : 'shown',
     'x-scope': e.scope ?? null,
     'x-member-scope': member,
-    'x-idempotency': e.idempotent ? 'required' : 'none',
-    'x-moves-funds': e.movesFunds,
+    'x-idempotency': e.sendsKey ? 'required' : 'none',
+    'x-moves-funds': e.journaled,
     'x-signed': isSigned(e),
     'x-rate-limit': rateLimit(e),
     'x-retry': e.retry ?? 'spec',

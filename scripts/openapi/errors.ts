@@ -121,7 +121,7 @@ export function operationCodes(e: EndpointDescriptor, documented: readonly strin
   if (e.scope !== undefined) add('insufficient_scope');
   if (member === 'required') add('member_context_required', 'member_not_found');
   if (member === 'optional') add('member_not_found');
-  if (e.idempotent) add('idempotency_key_required', 'idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_in_progress');
+  if (e.sendsKey) add('idempotency_key_required', 'idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_in_progress');
   return [...codes];
 }
 

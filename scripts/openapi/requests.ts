@@ -25,7 +25,7 @@ export function parameters(e: EndpointDescriptor, call: ResourceCall | undefined
   }
   if (member === 'required') out.push(PARAM('XOnBehalfOf'));
   if (member === 'optional') out.push(PARAM('XOnBehalfOfOptional'));
-  if (e.idempotent) out.push(PARAM('XIdempotencyKey'));
+  if (e.sendsKey) out.push(PARAM('XIdempotencyKey'));
   if (isTokenExchange(e)) out.push(PARAM('XClientId'), PARAM('XApiKey'));
   for (const [name, schema] of Object.entries(call?.query?.properties ?? {})) {
     if (call?.listQuery && (name === 'limit' || name === 'cursor')) {
