@@ -61,7 +61,7 @@ module.exports = {
       comment: 'The simulator has its own signing, errors and schemas (src/testing/README.md): one bug must not make both sides agree.',
       severity: 'error',
       from: { path: '^src/testing/' },
-      to: { path: '^src/(core|schemas|spec|resources)/' },
+      to: { path: '^src/(core|schemas|facts|resources)/' },
     },
     {
       name: 'webhooks-use-core-through-named-doors',

@@ -21,7 +21,7 @@ export default defineConfig({
       thresholds: {
         'src/*.ts': { lines: 96.5, branches: 95.3, functions: 88.2, statements: 96.7 },
         'src/core/**': { lines: 96.8, branches: 88.8, functions: 96.9, statements: 95.0 },
-        'src/spec/**': { lines: 100, branches: 100, functions: 100, statements: 100 },
+        'src/facts/**': { lines: 100, branches: 100, functions: 100, statements: 100 },
         'src/schemas/**': { lines: 100, branches: 100, functions: 100, statements: 100 },
         'src/resources/**': { lines: 98.4, branches: 91.3, functions: 100, statements: 97.6 },
         'src/webhooks/**': { lines: 95.5, branches: 88.2, functions: 93.9, statements: 93.3 },

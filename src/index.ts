@@ -70,8 +70,8 @@ export type { RequestLimiter } from './core/limits/limiter.js';
 export type { FetchFunction } from './core/transport/fetch.js';
 export type { UndiciDispatcher } from './core/transport/dispatcher.js';
 export type { BackoffSettings } from './core/attempts/retry-policy.js';
-export { isKnownErrorCode, type ErrorCode, type ErrorType, type RetryClass, type ErrorExtras, type ExtrasOf } from './spec/error-codes.js';
-export type { HttpMethod, RateLimitBucket } from './spec/endpoint.js';
+export { isKnownErrorCode, type ErrorCode, type ErrorType, type RetryClass, type ErrorExtras, type ExtrasOf } from './facts/error-codes.js';
+export type { HttpMethod, RateLimitBucket } from './facts/endpoint.js';
 export {
   toAmountString,
   toDecimal,

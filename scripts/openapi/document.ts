@@ -1,6 +1,6 @@
 /**
  * Builds the OpenAPI 3.1 document of the API from the SDK's own tables: the endpoint descriptors
- * (`src/spec/endpoints.ts`: method, path, scope, member scope, idempotency, funds, retries), the
+ * (`src/facts/endpoints.ts`: method, path, scope, member scope, idempotency, funds, retries), the
  * error catalogue, the success statuses, the rate-limit buckets, the zod response schemas
  * (`src/schemas`), the webhook schemas (`src/webhooks`), and the parameter types of the resource
  * methods (`src/resources`: which body and query fields the SDK sends). Nothing outside the
@@ -10,11 +10,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
-import * as endpointTable from '../../src/spec/endpoints.js';
-import { ENDPOINTS, NAME_ONLY_ENDPOINTS } from '../../src/spec/endpoints.js';
-import { bucketOf, RATE_LIMIT_QUOTAS, SUB_LIMIT_QUOTAS, subLimitOf, TOKEN_EXCHANGES_PER_MINUTE } from '../../src/spec/rate-limits.js';
-import { SUCCESS_STATUSES } from '../../src/spec/success-statuses.js';
+import type { EndpointDescriptor } from '../../src/facts/endpoint.js';
+import * as endpointTable from '../../src/facts/endpoints.js';
+import { ENDPOINTS, NAME_ONLY_ENDPOINTS } from '../../src/facts/endpoints.js';
+import { bucketOf, RATE_LIMIT_QUOTAS, SUB_LIMIT_QUOTAS, subLimitOf, TOKEN_EXCHANGES_PER_MINUTE } from '../../src/facts/rate-limits.js';
+import { SUCCESS_STATUSES } from '../../src/facts/success-statuses.js';
 import * as schemaModule from '../../src/schemas/index.js';
 import { TYPED_EVENT_TYPES } from '../../src/webhooks/event-types.js';
 import * as webhookSchemas from '../../src/webhooks/schemas.js';
@@ -58,7 +58,7 @@ const flag = (e: EndpointDescriptor, name: string): unknown => (e as unknown as 
 const isSigned = (e: EndpointDescriptor): boolean => isWrite(e) && !isTokenExchange(e) && flag(e, 'unsigned') !== true;
 const HEADER = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-/** The descriptor constants of `src/spec/endpoints.ts`, by descriptor. */
+/** The descriptor constants of `src/facts/endpoints.ts`, by descriptor. */
 function constantsOf(): Map<EndpointDescriptor, string> {
   const out = new Map<EndpointDescriptor, string>();
   for (const [name, value] of Object.entries(endpointTable)) {
@@ -69,7 +69,7 @@ function constantsOf(): Map<EndpointDescriptor, string> {
 
 /** The expression a descriptor's response schema is written as (the 4th argument of `endpoint()`). */
 function responseExpression(index: SourceIndex, constant: string): { file: string; expr: ts.Expression } | undefined {
-  const file = index.abs('src/spec/endpoints.ts');
+  const file = index.abs('src/facts/endpoints.ts');
   const found = index.resolve(file, constant);
   const init = found && ts.isVariableDeclaration(found.node) ? found.node.initializer : undefined;
   const arg = init && ts.isCallExpression(init) ? init.arguments[3] : undefined;

@@ -1,13 +1,13 @@
 /**
  * The error side of the document: the shared envelope with the `code` enum (the catalogue of
- * `src/spec/error-codes.ts`, extra fields from its `ErrorExtras` interface), the rate-limit shape
+ * `src/facts/error-codes.ts`, extra fields from its `ErrorExtras` interface), the rate-limit shape
  * wrapped in `error`, and each operation's error responses grouped by status: the codes its spec
  * section documents (`test/fixtures/spec-facts.json`, which `npm run check:spec` derives from the
  * spec) plus the codes the common rules give every endpoint with its flags.
  */
 import ts from 'typescript';
-import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
-import { ERROR_CODES, ERROR_TYPES, isKnownErrorCode } from '../../src/spec/error-codes.js';
+import type { EndpointDescriptor } from '../../src/facts/endpoint.js';
+import { ERROR_CODES, ERROR_TYPES, isKnownErrorCode } from '../../src/facts/error-codes.js';
 import type { SourceIndex } from './source-index.js';
 import { TypeSchemas, type JsonSchema, type ObjectSchema } from './type-schema.js';
 
@@ -76,11 +76,11 @@ function envelopeSchema(index: SourceIndex): JsonSchema {
   };
 }
 
-/** The `ErrorExtras` interface of `src/spec/error-codes.ts`, one object schema per code. */
+/** The `ErrorExtras` interface of `src/facts/error-codes.ts`, one object schema per code. */
 function errorExtras(index: SourceIndex): Record<string, ObjectSchema> {
-  const file = index.abs('src/spec/error-codes.ts');
+  const file = index.abs('src/facts/error-codes.ts');
   const found = index.resolve(file, 'ErrorExtras');
-  if (!found || !ts.isInterfaceDeclaration(found.node)) throw new Error('ErrorExtras not found in src/spec/error-codes.ts');
+  if (!found || !ts.isInterfaceDeclaration(found.node)) throw new Error('ErrorExtras not found in src/facts/error-codes.ts');
   const types = new TypeSchemas(index);
   const out: Record<string, ObjectSchema> = {};
   for (const m of found.node.members) {

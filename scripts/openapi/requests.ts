@@ -2,7 +2,7 @@
  * The request side of an operation: its path, header and query parameters, and its body, from the
  * resource method's parameter types with the spec's limits applied (`request-rules.ts`).
  */
-import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
+import type { EndpointDescriptor } from '../../src/facts/endpoint.js';
 import { applyRule, REQUEST_RULES } from './request-rules.js';
 import type { ResourceCall } from './resource-calls.js';
 import type { JsonSchema, ObjectSchema } from './type-schema.js';

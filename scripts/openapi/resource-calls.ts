@@ -13,7 +13,7 @@ import { TypeSchemas, type JsonSchema, type ObjectSchema } from './type-schema.j
 
 /** What one endpoint's resource method sends. */
 export interface ResourceCall {
-  /** Name of the descriptor constant in `src/spec/endpoints.ts`. */
+  /** Name of the descriptor constant in `src/facts/endpoints.ts`. */
   readonly constant: string;
   /** First sentence of the TSDoc of the method users call for it. */
   readonly summary: string | undefined;
@@ -74,9 +74,9 @@ function summaryOf(doc: string | undefined): string | undefined {
   return s.replace(/\.$/, '').trim();
 }
 
-/** Reads every resource method that hands a descriptor of `src/spec/endpoints.ts` to the pipeline. */
+/** Reads every resource method that hands a descriptor of `src/facts/endpoints.ts` to the pipeline. */
 export function readResourceCalls(index: SourceIndex): Map<string, ResourceCall> {
-  const endpointsFile = index.abs('src/spec/endpoints.ts');
+  const endpointsFile = index.abs('src/facts/endpoints.ts');
   const types = new TypeSchemas(index);
   const senders: Sender[] = [];
   for (const file of filesUnder(index.abs('src/resources'))) {

@@ -1,10 +1,10 @@
 /**
  * The prose of the document: what OpenAPI has no field for (the signing rule, idempotency, the
  * member header, lists, errors, rate limits, events), stated from the specification's Common
- * rules, Authentication, Errors, Limits and Events sections. Figures that live in `src/spec`
+ * rules, Authentication, Errors, Limits and Events sections. Figures that live in `src/facts`
  * (rate-limit quotas) are read from there.
  */
-import { RATE_LIMIT_QUOTAS, SUB_LIMIT_QUOTAS, TOKEN_EXCHANGES_PER_MINUTE } from '../../src/spec/rate-limits.js';
+import { RATE_LIMIT_QUOTAS, SUB_LIMIT_QUOTAS, TOKEN_EXCHANGES_PER_MINUTE } from '../../src/facts/rate-limits.js';
 
 /** The signing rule as data (`x-signing` at the document's root). */
 export const SIGNING = {

@@ -1,4 +1,4 @@
-import type { EndpointDescriptor } from '../spec/endpoint.js';
+import type { EndpointDescriptor } from '../facts/endpoint.js';
 
 /** Per-call options accepted by every SDK method as its last argument. */
 export interface CallOptions {

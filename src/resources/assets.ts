@@ -1,6 +1,6 @@
 import type { CallOptions, EndpointCaller, LoosePage, PagePromise } from '../core/types.js';
 import type { LooseItem } from '../schemas/common.js';
-import { ASSETS_LIST } from '../spec/endpoints.js';
+import { ASSETS_LIST } from '../facts/endpoints.js';
 import { looseListQuery, type ListParams, type LooseQuery } from './guards.js';
 import { rejectingBadInput } from './rejections.js';
 

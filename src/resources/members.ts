@@ -1,6 +1,6 @@
 import type { ApiPromise, CallOptions, EndpointCaller } from '../core/types.js';
 import type { Loose } from '../schemas/common.js';
-import { MEMBERS_CREATE, MEMBERS_SUSPEND } from '../spec/endpoints.js';
+import { MEMBERS_CREATE, MEMBERS_SUSPEND } from '../facts/endpoints.js';
 import { bodyOrEmpty, checkId, checkObject, type LooseBody } from './guards.js';
 import { rejectingBadInput } from './rejections.js';
 

@@ -3,7 +3,7 @@ import type { ApiPromise, CallOptions, EndpointCaller, LoosePage, PagePromise } 
 import type { AmountInput } from '../money.js';
 import type { Loose, LooseItem } from '../schemas/common.js';
 import type { MerchantConversion, TopupDeclaration } from '../schemas/merchant.js';
-import * as E from '../spec/endpoints.js';
+import * as E from '../facts/endpoints.js';
 import {
   amount,
   bodyOrEmpty,

@@ -1,6 +1,6 @@
 import type { ApiPromise, CallOptions, EndpointCaller, Page } from '../core/types.js';
 import type { Agreement, Corridor, SwiftSearchResult } from '../schemas/remittances.js';
-import { REMITTANCES_AGREEMENT, REMITTANCES_CORRIDORS, REMITTANCES_SWIFT_SEARCH } from '../spec/endpoints.js';
+import { REMITTANCES_AGREEMENT, REMITTANCES_CORRIDORS, REMITTANCES_SWIFT_SEARCH } from '../facts/endpoints.js';
 import { checkObject, checkOptionalText, checkText, mapApiPromise } from './guards.js';
 import type { OpenEnum } from '../schemas/common.js';
 import { rejectingBadInput } from './rejections.js';

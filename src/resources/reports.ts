@@ -1,7 +1,7 @@
 import type { Loose } from '../schemas/common.js';
 import type { ApiPromise, CallOptions, EndpointCaller, ListOrderCheck, PagePromise } from '../core/types.js';
 import type { ExportReport, ReportDetail } from '../schemas/reports.js';
-import { REPORTS_LIST, REPORTS_RETRIEVE } from '../spec/endpoints.js';
+import { REPORTS_LIST, REPORTS_RETRIEVE } from '../facts/endpoints.js';
 import { checkId, listQuery, type ListParams } from './guards.js';
 import { rejectingBadInput } from './rejections.js';
 

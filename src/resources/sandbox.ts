@@ -1,7 +1,7 @@
 import type { ApiPromise, CallOptions, EndpointCaller } from '../core/types.js';
 import type { AmountInput } from '../money.js';
 import type { FaucetCredit } from '../schemas/sandbox.js';
-import { SANDBOX_FAUCET } from '../spec/endpoints.js';
+import { SANDBOX_FAUCET } from '../facts/endpoints.js';
 import { checkObject, checkText, compact, optionalAmount } from './guards.js';
 import { rejectingBadInput } from './rejections.js';
 

@@ -1,6 +1,6 @@
 import type { ApiPromise, CallOptions, EndpointCaller } from '../core/types.js';
 import type { Loose } from '../schemas/common.js';
-import { WITHDRAWALS_CONFIRM, WITHDRAWALS_FAIL } from '../spec/endpoints.js';
+import { WITHDRAWALS_CONFIRM, WITHDRAWALS_FAIL } from '../facts/endpoints.js';
 import { bodyOrEmpty, checkId, type LooseBody } from './guards.js';
 import { rejectingBadInput } from './rejections.js';
 

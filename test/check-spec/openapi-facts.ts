@@ -1,11 +1,11 @@
 /**
  * The spec's facts about each operation, held against the OpenAPI document: the operation itself,
  * its authentication, headers, errors by status, limits, pagination, and the webhooks. Driven by
- * the endpoint table (`src/spec/endpoints.ts`): every endpoint of it yields its facts, so a new
+ * the endpoint table (`src/facts/endpoints.ts`): every endpoint of it yields its facts, so a new
  * endpoint cannot skip the check, and a shown endpoint without a spec section fails.
  */
-import { ENDPOINTS } from '../../src/spec/endpoints.js';
-import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
+import { ENDPOINTS } from '../../src/facts/endpoints.js';
+import type { EndpointDescriptor } from '../../src/facts/endpoint.js';
 import { DOC, accepts, deref, field, jsonSchema, operation, parameters, responses, successes, type Json } from './openapi-doc.js';
 import { catalogue, deriveFacts, route, SPEC, specSections } from './spec-facts.js';
 

@@ -5,7 +5,7 @@
  * resource (presence, type, timestamps). Limits are checked as behaviour: the document must refuse
  * the value the rule rules out and accept its valid neighbour.
  */
-import { ENDPOINTS, SHOWN_ENDPOINTS } from '../../src/spec/endpoints.js';
+import { ENDPOINTS, SHOWN_ENDPOINTS } from '../../src/facts/endpoints.js';
 import { accepts, field, jsonSchema, operation, parameters, requires, successes, types, type Json } from './openapi-doc.js';
 import type { Category, Fact } from './openapi-facts.js';
 import { route, SPEC, specSections } from './spec-facts.js';

@@ -5,7 +5,7 @@
  * facts checked and of those that disagree is printed by category, and any disagreement fails.
  */
 import { describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../src/spec/endpoints.js';
+import { ENDPOINTS } from '../../src/facts/endpoints.js';
 import { fieldFacts } from './openapi-field-facts.js';
 import { operationFacts, type Fact } from './openapi-facts.js';
 import { route } from './spec-facts.js';

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ERROR_CODES } from '../../src/spec/error-codes.js';
+import { ERROR_CODES } from '../../src/facts/error-codes.js';
 
 /** Where the document is: `MERCHANT_API_SPEC`, else the shared folder beside the repository. */
 const SPEC_PATH = resolve(process.env['MERCHANT_API_SPEC'] ?? '../shared/spec/api-spec.md');

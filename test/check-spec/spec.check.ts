@@ -5,8 +5,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ENDPOINTS, INTERNAL_ENDPOINT_IDS, NAME_ONLY_ENDPOINTS, SHOWN_ENDPOINTS } from '../../src/spec/endpoints.js';
-import { ERROR_CODES, ERROR_TYPES } from '../../src/spec/error-codes.js';
+import { ENDPOINTS, INTERNAL_ENDPOINT_IDS, NAME_ONLY_ENDPOINTS, SHOWN_ENDPOINTS } from '../../src/facts/endpoints.js';
+import { ERROR_CODES, ERROR_TYPES } from '../../src/facts/error-codes.js';
 import {
   NAME_ONLY_CODES,
   NOT_THIS_ENDPOINT,

@@ -7,7 +7,7 @@ import {
   isApiError,
   type MerchantClient,
 } from '../../src/index.js';
-import { ERROR_CODES, ERROR_TYPES } from '../../src/spec/error-codes.js';
+import { ERROR_CODES, ERROR_TYPES } from '../../src/facts/error-codes.js';
 import { wireClient } from '../helpers/client.js';
 import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { prepareCall } from '../../src/core/call/call.js';
 import { InvalidArgumentError } from '../../src/index.js';
-import { BALANCES_LIST, TOKEN_EXCHANGE, WITHDRAWALS_CONFIRM, WITHDRAWALS_CREATE, WITHDRAWALS_FAIL } from '../../src/spec/endpoints.js';
+import { BALANCES_LIST, TOKEN_EXCHANGE, WITHDRAWALS_CONFIRM, WITHDRAWALS_CREATE, WITHDRAWALS_FAIL } from '../../src/facts/endpoints.js';
 
 const wdr = { pathParams: { id: 'wdr_1' } };
 

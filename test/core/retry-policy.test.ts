@@ -12,7 +12,7 @@ import {
   type RetryContext,
 } from '../../src/core/attempts/retry-policy.js';
 import { lockoutStopped, retryClassFor, type RetryRules } from '../../src/core/errors/retry-class.js';
-import { MERCHANT_CONVERSIONS_CREATE } from '../../src/spec/endpoints.js';
+import { MERCHANT_CONVERSIONS_CREATE } from '../../src/facts/endpoints.js';
 
 const LOWEST = (): number => 0;
 const MIDDLE = (): number => 0.5;

@@ -11,7 +11,7 @@ import { checkMemberId } from '../../src/core/call/member-id.js';
 import { notABucket, resolveQuotas } from '../../src/core/limits/quotas.js';
 import { hasControlChars } from '../../src/core/text.js';
 import { checkRawPath, fillPath } from '../../src/core/call/url.js';
-import { RATE_LIMIT_BUCKETS, RATE_LIMIT_QUOTAS, isRateLimitBucket } from '../../src/spec/rate-limits.js';
+import { RATE_LIMIT_BUCKETS, RATE_LIMIT_QUOTAS, isRateLimitBucket } from '../../src/facts/rate-limits.js';
 
 /** The InvalidArgumentError `fn` throws. */
 function refusal(fn: () => unknown): InvalidArgumentError {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DOC_PATH, renderErrorsDoc } from '../../scripts/gen-errors-doc.js';
-import { ERROR_CODES } from '../../src/spec/error-codes.js';
+import { ERROR_CODES } from '../../src/facts/error-codes.js';
 
 describe('docs/errors.md', () => {
   it('is exactly what scripts/gen-errors-doc.ts generates (run it after changing the code table)', () => {

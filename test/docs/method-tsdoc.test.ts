@@ -3,7 +3,7 @@
  * the route, the scope, member-scoped or merchant account, the idempotency key, whether it moves
  * funds, and the error codes the spec lists for it.
  *
- * Sources of truth: the endpoint table (`src/spec/endpoints.ts`) for scope and flags, and the
+ * Sources of truth: the endpoint table (`src/facts/endpoints.ts`) for scope and flags, and the
  * spec's endpoint sections for error codes (the table does not carry them), kept in
  * `test/fixtures/spec-facts.json` and checked against the document by `npm run check:spec`. The wording checked
  * (one phrasing each, as the resources already use it):
@@ -24,9 +24,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
-import * as Endpoints from '../../src/spec/endpoints.js';
-import { ENDPOINTS, INTERNAL_ENDPOINT_IDS, SHOWN_ENDPOINTS } from '../../src/spec/endpoints.js';
+import type { EndpointDescriptor } from '../../src/facts/endpoint.js';
+import * as Endpoints from '../../src/facts/endpoints.js';
+import { ENDPOINTS, INTERNAL_ENDPOINT_IDS, SHOWN_ENDPOINTS } from '../../src/facts/endpoints.js';
 
 const RESOURCES_DIR = fileURLToPath(new URL('../../src/resources/', import.meta.url));
 const route = (e: { method: string; path: string }): string => `${e.method} ${e.path}`;
@@ -42,7 +42,7 @@ const SPEC_FACTS = JSON.parse(readFileSync(new URL('../fixtures/spec-facts.json'
 };
 const SHOWN_ROUTES = new Set(SPEC_FACTS.shownRoutes);
 
-/** Exported endpoint constants of `src/spec/endpoints.ts`, by name. */
+/** Exported endpoint constants of `src/facts/endpoints.ts`, by name. */
 const ENDPOINT_CONSTANTS = new Map<string, EndpointDescriptor>();
 for (const [name, value] of Object.entries(Endpoints) as [string, unknown][]) {
   if (ENDPOINTS.includes(value as EndpointDescriptor)) ENDPOINT_CONSTANTS.set(name, value as EndpointDescriptor);
@@ -85,13 +85,13 @@ function tsdocOf(node: ts.Node, text: string): string {
     .trim();
 }
 
-/** Names bound by `import { A, B as C } from '.../spec/endpoints.js'` and `import * as E`. */
+/** Names bound by `import { A, B as C } from '.../facts/endpoints.js'` and `import * as E`. */
 function endpointImports(file: ts.SourceFile): { named: Map<string, string>; namespaces: Set<string> } {
   const named = new Map<string, string>();
   const namespaces = new Set<string>();
   for (const statement of file.statements) {
     if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
-    if (!/\/spec\/endpoints(\.js)?$/.test(statement.moduleSpecifier.text)) continue;
+    if (!/\/facts\/endpoints(\.js)?$/.test(statement.moduleSpecifier.text)) continue;
     const bindings = statement.importClause?.namedBindings;
     if (bindings === undefined) continue;
     if (ts.isNamespaceImport(bindings)) namespaces.add(bindings.name.text);
@@ -337,7 +337,7 @@ describe('the checker reports drift', () => {
 
   it('reports a name-only endpoint documented as if the spec showed it', () => {
     const source = `
-      import { MEMBERS_SUSPEND } from '../spec/endpoints.js';
+      import { MEMBERS_SUSPEND } from '../facts/endpoints.js';
       export class Example {
         /**
          * Suspends a member (\`POST /v1/members/{id}/suspend\`).

@@ -21,7 +21,7 @@ import {
 } from '../../src/index.js';
 import { JournalHook } from '../../src/core/journal/hook.js';
 import type { PreparedCall } from '../../src/core/call/call.js';
-import { WITHDRAWALS_CONFIRM } from '../../src/spec/endpoints.js';
+import { WITHDRAWALS_CONFIRM } from '../../src/facts/endpoints.js';
 import { failure, wireClient } from '../helpers/client.js';
 import { apiError, WITHDRAWAL } from '../helpers/wire-server.js';
 import { ROUTES, startLedger, type Ledger } from './helpers/ledger.js';

@@ -17,7 +17,7 @@ import {
   type MerchantClientOptions,
   type MerchantSdkError,
 } from '../../src/index.js';
-import { CARDS_ACTIVATE, ENDPOINTS, KYC_SUBMIT_APPLICATION, WITHDRAWALS_CREATE } from '../../src/spec/endpoints.js';
+import { CARDS_ACTIVATE, ENDPOINTS, KYC_SUBMIT_APPLICATION, WITHDRAWALS_CREATE } from '../../src/facts/endpoints.js';
 import { journaled, neverResent, settles, storedUnderKey } from '../../src/core/journal/rules.js';
 import { failure, wireClient } from '../helpers/client.js';
 import { apiError, WITHDRAWAL, type Reply } from '../helpers/wire-server.js';

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { renderOpenApi } from '../../scripts/openapi.js';
-import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
-import { ERROR_CODES } from '../../src/spec/error-codes.js';
-import { ENDPOINTS, NAME_ONLY_ENDPOINTS } from '../../src/spec/endpoints.js';
+import type { EndpointDescriptor } from '../../src/facts/endpoint.js';
+import { ERROR_CODES } from '../../src/facts/error-codes.js';
+import { ENDPOINTS, NAME_ONLY_ENDPOINTS } from '../../src/facts/endpoints.js';
 import { ALL_ROUTES } from '../../src/testing/routes/index.js';
 import facts from '../fixtures/spec-facts.json' with { type: 'json' };
 

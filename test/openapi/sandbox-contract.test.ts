@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FetchFunction } from '../../src/index.js';
-import { ERROR_CODES } from '../../src/spec/error-codes.js';
+import { ERROR_CODES } from '../../src/facts/error-codes.js';
 import { serverMode, type Mode } from '../integration/harness.js';
 import { describeScenarios } from '../integration/scenarios.js';
 import { generateHeyApiClient, type GeneratedClient } from './hey-api-generate.js';

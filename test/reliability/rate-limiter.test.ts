@@ -11,7 +11,7 @@ import {
   type RateLimitBucket,
   type RequestLimiter,
 } from '../../src/index.js';
-import { RATE_LIMIT_QUOTAS } from '../../src/spec/rate-limits.js';
+import { RATE_LIMIT_QUOTAS } from '../../src/facts/rate-limits.js';
 import { wireClient } from '../helpers/client.js';
 import { advanceWhenIdle, manualClock, useFakeTime } from '../helpers/time.js';
 import { apiError, startWireServer, type WireServer } from '../helpers/wire-server.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DOC_PATH, renderEndpointsDoc } from '../../scripts/gen-endpoints-doc.js';
 import { MerchantClient } from '../../src/index.js';
-import { ENDPOINTS, INTERNAL_ENDPOINT_IDS, NAME_ONLY_ENDPOINTS, SHOWN_ENDPOINTS } from '../../src/spec/endpoints.js';
+import { ENDPOINTS, INTERNAL_ENDPOINT_IDS, NAME_ONLY_ENDPOINTS, SHOWN_ENDPOINTS } from '../../src/facts/endpoints.js';
 import { FakeCaller, fakeRoot } from './fake-caller.js';
 import { SAMPLES } from './samples.js';
 

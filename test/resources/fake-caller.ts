@@ -13,7 +13,7 @@ import {
   SandboxFaucet,
   Withdrawals,
 } from '../../src/resources/index.js';
-import type { EndpointDescriptor } from '../../src/spec/endpoint.js';
+import type { EndpointDescriptor } from '../../src/facts/endpoint.js';
 import type { Root } from './samples.js';
 
 export interface RecordedCall {

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { balanceTotal, ResponseValidationError, type MerchantClient } from '../../src/index.js';
 import { looseListSchema } from '../../src/schemas/common.js';
-import { ENDPOINTS, INTERNAL_ENDPOINT_IDS } from '../../src/spec/endpoints.js';
+import { ENDPOINTS, INTERNAL_ENDPOINT_IDS } from '../../src/facts/endpoints.js';
 import { failure, wireClient } from '../helpers/client.js';
 import { ORDER, WITHDRAWAL, startWireServer, type WireServer } from '../helpers/wire-server.js';
 import { balanceRow } from '../schemas/fixtures.js';

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, type MerchantClient } from '../../src/index.js';
-import { ENDPOINTS } from '../../src/spec/endpoints.js';
+import { ENDPOINTS } from '../../src/facts/endpoints.js';
 import { wireClient } from '../helpers/client.js';
 import { startWireServer, type WireServer } from '../helpers/wire-server.js';
 import { MEMBER, SAMPLES } from './samples.js';

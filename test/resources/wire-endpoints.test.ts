@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MerchantClient } from '../../src/index.js';
 import { wireClient } from '../helpers/client.js';
 import { startWireServer, type WireServer } from '../helpers/wire-server.js';
-import { ENDPOINTS } from '../../src/spec/endpoints.js';
+import { ENDPOINTS } from '../../src/facts/endpoints.js';
 import { MEMBER, SAMPLES } from './samples.js';
 
 /** A name-only list answers a `LoosePage`: the envelope's fields, what it was, and the body as received. */

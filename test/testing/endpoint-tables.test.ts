@@ -9,7 +9,7 @@
  * not require it; `none` means it ignores it.
  */
 import { describe, expect, it } from 'vitest';
-import { ENDPOINTS, NAME_ONLY_ENDPOINTS } from '../../src/spec/endpoints.js';
+import { ENDPOINTS, NAME_ONLY_ENDPOINTS } from '../../src/facts/endpoints.js';
 import { ALL_ROUTES } from '../../src/testing/routes/index.js';
 
 type Mode = 'required' | 'optional' | 'none';

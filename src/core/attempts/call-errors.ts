@@ -1,4 +1,4 @@
-import type { Lockout } from '../../spec/endpoint.js';
+import type { Lockout } from '../../facts/endpoint.js';
 import type { PreparedCall } from '../call/call.js';
 import { answered, own, type CallProgress, type Failed } from './call-progress.js';
 import {

@@ -1,4 +1,4 @@
-import { ERROR_TYPES, type RetryClass } from '../../spec/error-codes.js';
+import { ERROR_TYPES, type RetryClass } from '../../facts/error-codes.js';
 import { MalformedResponseError } from '../errors/errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { printable } from '../text.js';

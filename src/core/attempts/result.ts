@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import type { EndpointDescriptor } from '../../spec/endpoint.js';
+import type { EndpointDescriptor } from '../../facts/endpoint.js';
 import type { ReadContext } from './runner.js';
 import { AcceptedButUnreadableError, ResponseValidationError } from '../errors/errors.js';
 import { printable } from '../text.js';

@@ -1,4 +1,4 @@
-import { isKnownErrorCode } from '../../spec/error-codes.js';
+import { isKnownErrorCode } from '../../facts/error-codes.js';
 import { retryClassFor, type RetryRules } from '../errors/retry-class.js';
 
 /** What went wrong in one attempt, as the retry policy sees it. */

@@ -1,4 +1,4 @@
-import type { RateLimitBucket } from '../../spec/endpoint.js';
+import type { RateLimitBucket } from '../../facts/endpoint.js';
 import { classify, fail, succeed, type OutcomeContext } from './outcome.js';
 import { RetryStep } from './retry.js';
 import type { AttemptSettings, Auth, CallBudget, ResultReader } from './types.js';

@@ -1,7 +1,7 @@
 import { checkCallOptions } from './call-options.js';
-import type { EndpointDescriptor } from '../../spec/endpoint.js';
+import type { EndpointDescriptor } from '../../facts/endpoint.js';
 import type { CallBucket } from '../limits/limiter.js';
-import { bucketOf, subLimitOf } from '../../spec/rate-limits.js';
+import { bucketOf, subLimitOf } from '../../facts/rate-limits.js';
 import { randomUuid } from '../crypto/random.js';
 import { InvalidArgumentError } from '../errors/errors.js';
 import { checkMemberId } from './member-id.js';

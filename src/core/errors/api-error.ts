@@ -1,4 +1,4 @@
-import { isKnownErrorCode, type ErrorCode, type ErrorType, type ExtrasOf, type RetryClass } from '../../spec/error-codes.js';
+import { isKnownErrorCode, type ErrorCode, type ErrorType, type ExtrasOf, type RetryClass } from '../../facts/error-codes.js';
 import { MerchantSdkError } from './errors.js';
 import { printable } from '../text.js';
 import { retryClassFor } from './retry-class.js';

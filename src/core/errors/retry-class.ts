@@ -2,8 +2,8 @@
  * The retry class of an error answer on an endpoint: the catalogue's class, with the endpoint's
  * exceptions (data of its descriptor). Read by `ApiError.retryClass` and by the attempt loop.
  */
-import { ERROR_CODES, isKnownErrorCode, type RetryClass } from '../../spec/error-codes.js';
-import type { Lockout, RetryMode } from '../../spec/endpoint.js';
+import { ERROR_CODES, isKnownErrorCode, type RetryClass } from '../../facts/error-codes.js';
+import type { Lockout, RetryMode } from '../../facts/endpoint.js';
 
 /** An endpoint's exceptions to the spec's retry rules (data of its descriptor). */
 export interface RetryRules {

@@ -1,4 +1,4 @@
-import type { EndpointDescriptor } from '../../spec/endpoint.js';
+import type { EndpointDescriptor } from '../../facts/endpoint.js';
 import type { PreparedCall } from '../call/call.js';
 import { deadlineText, stripQuery } from '../attempts/call-errors.js';
 import type { CallBudget } from '../attempts/runner.js';

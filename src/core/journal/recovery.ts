@@ -1,5 +1,5 @@
-import type { EndpointDescriptor } from '../../spec/endpoint.js';
-import { ENDPOINTS } from '../../spec/endpoints.js';
+import type { EndpointDescriptor } from '../../facts/endpoint.js';
+import { ENDPOINTS } from '../../facts/endpoints.js';
 import type { PreparedCall } from '../call/call.js';
 import { nonNegativeInt, positiveInt } from '../errors/setting-checks.js';
 import { InvalidArgumentError } from '../errors/errors.js';

@@ -2,8 +2,8 @@
  * What recovery sends or says for one intent: the intent as a prepared call (its own bytes, key
  * and member), and, for one not sent, where to look to learn whether it happened.
  */
-import type { EndpointDescriptor } from '../../spec/endpoint.js';
-import { bucketOf, subLimitOf } from '../../spec/rate-limits.js';
+import type { EndpointDescriptor } from '../../facts/endpoint.js';
+import { bucketOf, subLimitOf } from '../../facts/rate-limits.js';
 import type { PreparedCall } from '../call/call.js';
 import type { JournalIntent } from './intent-journal.js';
 import { isSignedMethod } from '../crypto/signing.js';

@@ -1,5 +1,5 @@
-import type { EndpointDescriptor } from '../../spec/endpoint.js';
-import type { RetryClass } from '../../spec/error-codes.js';
+import type { EndpointDescriptor } from '../../facts/endpoint.js';
+import type { RetryClass } from '../../facts/error-codes.js';
 import { AcceptedButUnreadableError, MerchantSdkError } from '../errors/errors.js';
 import { ApiError } from '../errors/api-error.js';
 import type { JournalIntent } from './intent-journal.js';

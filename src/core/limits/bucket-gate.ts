@@ -1,5 +1,5 @@
-import type { RateLimitBucket } from '../../spec/endpoint.js';
-import { TOKEN_EXCHANGES_PER_MINUTE } from '../../spec/rate-limits.js';
+import type { RateLimitBucket } from '../../facts/endpoint.js';
+import { TOKEN_EXCHANGES_PER_MINUTE } from '../../facts/rate-limits.js';
 import type { CallBucket } from './limiter.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import type { RequestLimiter } from './limiter.js';

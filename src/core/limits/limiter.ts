@@ -1,4 +1,4 @@
-import type { RateLimitBucket } from '../../spec/endpoint.js';
+import type { RateLimitBucket } from '../../facts/endpoint.js';
 
 /** The rate-limit bucket of a call: one of the spec's four, or the token exchange's own quota. */
 export type CallBucket = RateLimitBucket | 'token';

@@ -2,8 +2,8 @@
  * The spec's rate-limit quotas as a caller overrides them, written once for the in-process and
  * the Redis limiters: unknown bucket names are refused, every quota is a positive integer.
  */
-import type { RateLimitBucket } from '../../spec/endpoint.js';
-import { isRateLimitBucket, RATE_LIMIT_BUCKETS, RATE_LIMIT_QUOTAS } from '../../spec/rate-limits.js';
+import type { RateLimitBucket } from '../../facts/endpoint.js';
+import { isRateLimitBucket, RATE_LIMIT_BUCKETS, RATE_LIMIT_QUOTAS } from '../../facts/rate-limits.js';
 import { positiveInt } from '../errors/setting-checks.js';
 import { InvalidArgumentError } from '../errors/errors.js';
 

@@ -1,5 +1,5 @@
-import type { RateLimitBucket } from '../../spec/endpoint.js';
-import { RATE_LIMIT_BUCKETS, SUB_LIMIT_QUOTAS } from '../../spec/rate-limits.js';
+import type { RateLimitBucket } from '../../facts/endpoint.js';
+import { RATE_LIMIT_BUCKETS, SUB_LIMIT_QUOTAS } from '../../facts/rate-limits.js';
 import { nonNegativeInt, positiveInt } from '../errors/setting-checks.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import type { RequestLimiter } from './limiter.js';

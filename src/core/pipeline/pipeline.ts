@@ -1,4 +1,4 @@
-import type { EndpointDescriptor } from '../../spec/endpoint.js';
+import type { EndpointDescriptor } from '../../facts/endpoint.js';
 import { ApiPromiseImpl } from './api-promise.js';
 import type { AttemptRunner } from '../attempts/runner.js';
 import { prepareCall, type PreparedCall } from '../call/call.js';

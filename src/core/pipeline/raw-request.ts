@@ -1,4 +1,4 @@
-import type { EndpointDescriptor, HttpMethod } from '../../spec/endpoint.js';
+import type { EndpointDescriptor, HttpMethod } from '../../facts/endpoint.js';
 import * as z from 'zod/mini';
 import type { CallArgs, CallOptions, QueryValue } from '../types.js';
 import { checkRawPath } from '../call/url.js';

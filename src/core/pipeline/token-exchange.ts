@@ -1,4 +1,4 @@
-import { TOKEN_EXCHANGE } from '../../spec/endpoints.js';
+import { TOKEN_EXCHANGE } from '../../facts/endpoints.js';
 import type { AttemptRunner } from '../attempts/runner.js';
 import { prepareCall } from '../call/call.js';
 import { readResult } from '../attempts/result.js';

@@ -1,6 +1,6 @@
 import type { ApiPromise, CallOptions } from '../../core/types.js';
 import type { BalanceRow, BalancesEnvelope } from '../../schemas/balances.js';
-import { BALANCES_LIST } from '../../spec/endpoints.js';
+import { BALANCES_LIST } from '../../facts/endpoints.js';
 import { mapApiPromise } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
 import { rejectingBadInput } from '../rejections.js';

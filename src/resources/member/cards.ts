@@ -3,7 +3,7 @@ import type { ApiPromise, CallOptions, LoosePage, PagePromise } from '../../core
 import type { AmountInput } from '../../money.js';
 import type { CardCloseCheck, CardLimitsResult, CardRecord, CardStatusResult } from '../../schemas/cards.js';
 import type { Loose, LooseItem } from '../../schemas/common.js';
-import * as E from '../../spec/endpoints.js';
+import * as E from '../../facts/endpoints.js';
 import {
   bodyOrEmpty,
   checkId,

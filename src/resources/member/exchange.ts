@@ -1,6 +1,6 @@
 import type { ApiPromise, CallOptions } from '../../core/types.js';
 import type { Loose } from '../../schemas/common.js';
-import { EXCHANGE_ORDER, EXCHANGE_QUOTE } from '../../spec/endpoints.js';
+import { EXCHANGE_ORDER, EXCHANGE_QUOTE } from '../../facts/endpoints.js';
 import { checkObject, type LooseBody } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
 import { rejectingBadInput } from '../rejections.js';

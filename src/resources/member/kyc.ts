@@ -1,7 +1,7 @@
 import type { ApiPromise, CallOptions } from '../../core/types.js';
 import type { Loose } from '../../schemas/common.js';
 import type { KycApplication, QuickKycResult } from '../../schemas/kyc.js';
-import { KYC_CREATE_SESSION, KYC_QUICK_BIND, KYC_STATUS, KYC_SUBMIT_APPLICATION } from '../../spec/endpoints.js';
+import { KYC_CREATE_SESSION, KYC_QUICK_BIND, KYC_STATUS, KYC_SUBMIT_APPLICATION } from '../../facts/endpoints.js';
 import { bodyOrEmpty, checkObject, checkQuery, checkOptionalText, compact, type LooseBody, type LooseQuery } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
 import { rejectingBadInput } from '../rejections.js';

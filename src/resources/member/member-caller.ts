@@ -3,7 +3,7 @@
  * so the pipeline and the member id stay private to them and out of the public types.
  */
 import type { ApiPromise, CallArgs, EndpointCaller, ListArgs, LoosePage, PagePromise } from '../../core/types.js';
-import type { EndpointDescriptor } from '../../spec/endpoint.js';
+import type { EndpointDescriptor } from '../../facts/endpoint.js';
 
 /** Calls of member-scoped endpoints, each sent with `x-on-behalf-of` for the bound member. */
 export interface MemberCaller {

@@ -2,7 +2,7 @@ import type { ApiPromise, CallOptions, LoosePage, PagePromise } from '../../core
 import type { AmountInput } from '../../money.js';
 import type { Loose, LooseItem } from '../../schemas/common.js';
 import type { QrDecodeResult, QrQuote } from '../../schemas/qrpay.js';
-import { QRPAY_DECODE, QRPAY_PAY, QRPAY_QUOTE, QRPAY_SCHEMES } from '../../spec/endpoints.js';
+import { QRPAY_DECODE, QRPAY_PAY, QRPAY_QUOTE, QRPAY_SCHEMES } from '../../facts/endpoints.js';
 import {
   checkObject,
   checkOptionalText,

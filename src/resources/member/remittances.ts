@@ -7,7 +7,7 @@ import type {
   RemittanceCancelResult,
   RemittanceRecord,
 } from '../../schemas/remittances.js';
-import * as E from '../../spec/endpoints.js';
+import * as E from '../../facts/endpoints.js';
 import { amount, checkId, checkObject, checkQuery, looseListQuery, type ListParams, type LooseBody, type LooseQuery } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
 import { rejectingBadInput } from '../rejections.js';

@@ -1,6 +1,6 @@
 import type { ApiPromise, CallOptions } from '../../core/types.js';
 import type { Loose } from '../../schemas/common.js';
-import { SHIPPING_ADDRESSES_UPDATE } from '../../spec/endpoints.js';
+import { SHIPPING_ADDRESSES_UPDATE } from '../../facts/endpoints.js';
 import { checkId, checkObject } from '../guards.js';
 import type { MemberCaller } from './member-caller.js';
 import { rejectingBadInput } from '../rejections.js';

@@ -2,7 +2,7 @@ import type { ApiPromise, CallOptions, LoosePage, PagePromise } from '../../core
 import type { AmountInput } from '../../money.js';
 import type { Loose, LooseItem } from '../../schemas/common.js';
 import type { WithdrawalOrder } from '../../schemas/withdrawals.js';
-import { WITHDRAWALS_ADDRESSES, WITHDRAWALS_CONFIRM, WITHDRAWALS_CREATE, WITHDRAWALS_FAIL } from '../../spec/endpoints.js';
+import { WITHDRAWALS_ADDRESSES, WITHDRAWALS_CONFIRM, WITHDRAWALS_CREATE, WITHDRAWALS_FAIL } from '../../facts/endpoints.js';
 import {
   amount,
   bodyOrEmpty,
