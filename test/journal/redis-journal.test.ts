@@ -206,7 +206,11 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisJournal (real redis-server)', 
       const redis = new Redis(down.url, { maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
       redis.on('error', () => undefined);
       await new Promise((resolve) => redis.once('ready', resolve));
+      // Redis stops, and the client has seen its connection close before the first call: the
+      // same starting point on any machine.
+      const closed = new Promise((resolve) => redis.once('close', resolve));
       await down.stop();
+      await closed;
       const lines: Array<{ level: string; message: string; fields?: LogFields }> = [];
       const logger = {
         warn: (message: string, fields?: LogFields) => lines.push({ level: 'warn', message, fields }),
@@ -214,8 +218,9 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisJournal (real redis-server)', 
       };
       const journal = new RedisJournal({ redis, logger });
       const client = wireClient(ledger.url, { journal, logger });
-      // The first record went to a connection that closed: it may have reached Redis, and the
-      // clearing settle failed too, so the caller is told the truth (outcome unknown), not "not sent".
+      // The first record meets a connection that is gone, which the store cannot tell from a reply
+      // lost: it may have reached Redis, and the clearing settle failed too, so the caller is told
+      // the truth (outcome unknown), not "not sent".
       const first = await failure(client.member('ext-1').withdrawals.create(WITHDRAWAL));
       expect(first).toBeInstanceOf(OutcomeUnknownError);
       expect((first as OutcomeUnknownError).call).toMatchObject({ sent: 'maybe', attempts: 0 });

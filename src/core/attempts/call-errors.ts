@@ -15,11 +15,12 @@ import {
 import { ApiError } from '../errors/api-error.js';
 import { withCallState, type CallState } from '../errors/call-state.js';
 import { printable } from '../text.js';
+import { callBudgetMs } from '../time/deadline.js';
 import type { Redactor } from '../telemetry/redactor.js';
 import { outcomeUnknown, type AttemptFailure } from './retry-policy.js';
 import { lockoutStopped, retryClassFor, type RetryRules } from '../errors/retry-class.js';
 import { AttemptTimeoutError, RedirectError, ResponseTooLargeError } from '../transport/transport.js';
-import { AttemptRefusedError } from '../transport/fetch.js';
+import { AttemptRefusedError } from '../transport/transport.js';
 
 /** The SDK error for a transport's rejection of one attempt (server text already redacted). */
 export function transportError(err: unknown, p: CallProgress, redactor: Redactor): Error {
@@ -31,7 +32,7 @@ export function transportError(err: unknown, p: CallProgress, redactor: Redactor
   // limit is timeoutMs, or what is left of the call's deadline when that is less: the message
   // states both, whichever ran out.
   if (err instanceof AttemptTimeoutError) {
-    const budget = `timeoutMs ${p.timeoutMs} per attempt, ${p.timeoutMs * (p.maxRetries + 1)} ms for the call`;
+    const budget = `timeoutMs ${p.timeoutMs} per attempt, ${callBudgetMs(p)} ms for the call`;
     return new TimeoutError(`No complete response in time (${budget}) (${what}).`, call.idempotencyKey, p.attempt);
   }
   if (err instanceof RedirectError) {
@@ -173,12 +174,6 @@ export function retryClassOfFailure(f: AttemptFailure, rules: RetryRules): strin
 /** A short name of a failure, for the retry log line and trace event. */
 export function failureLabel(f: AttemptFailure): string {
   return f.kind === 'api' ? f.code : f.kind === 'malformed' ? `malformed_${f.status}` : f.kind;
-}
-
-/** The call's deadline as a caller reads it: `400 ms: timeoutMs 400 × 1 attempt`. */
-export function deadlineText(p: Pick<CallProgress, 'timeoutMs' | 'maxRetries'>): string {
-  const attempts = p.maxRetries + 1;
-  return `${p.timeoutMs * attempts} ms: timeoutMs ${p.timeoutMs} × ${attempts} attempt${attempts === 1 ? '' : 's'}`;
 }
 
 export function stripQuery(path: string): string {

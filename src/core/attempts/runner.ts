@@ -1,12 +1,13 @@
 import type { RateLimitBucket } from '../../facts/endpoint.js';
 import { classify, fail, succeed, type OutcomeContext } from './outcome.js';
 import { RetryStep } from './retry.js';
-import type { AttemptSettings, Auth, CallBudget, ResultReader } from './types.js';
+import type { AttemptSettings, Auth, ResultReader } from './types.js';
 import type { BucketGate } from '../limits/bucket-gate.js';
 import type { PreparedCall } from '../call/call.js';
-import { deadlineText, reached, stripQuery, transportError, transportFailure } from './call-errors.js';
+import { reached, stripQuery, transportError, transportFailure } from './call-errors.js';
+import { deadlineText } from '../time/deadline.js';
 import { answered, own, raiseSent, type AttemptOutcome, type CallProgress } from './call-progress.js';
-import { remainingMs, waitsUntil } from '../time/deadline.js';
+import { callDeadline, remainingMs, waitsUntil, type CallBudget } from '../time/deadline.js';
 import { AbortError, CallInterruptedError, TimeoutError } from '../errors/errors.js';
 import { log, type LogFields, type LogLevel } from '../telemetry/logger.js';
 import type { Redactor } from '../telemetry/redactor.js';
@@ -16,7 +17,7 @@ import { bodySha256, signAttempt, type SignatureHeaders, type Signer } from '../
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { AttemptNotSentError, type Transport } from '../transport/transport.js';
 
-export type { AttemptSettings, Auth, CallBudget, ReadContext, ResultReader } from './types.js';
+export type { AttemptSettings, Auth, ReadContext, ResultReader } from './types.js';
 
 /**
  * The attempt loop every call runs, the token exchange included: per attempt take a token, wait
@@ -114,7 +115,7 @@ export class AttemptRunner {
         parent: call.traceParent,
       }),
       started,
-      deadline: started + timeoutMs * (maxRetries + 1),
+      deadline: callDeadline(started, { timeoutMs, maxRetries }),
       waits: undefined,
     };
   }

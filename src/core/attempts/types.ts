@@ -15,12 +15,6 @@ export interface AttemptSettings {
   readonly logger: Logger | undefined;
 }
 
-/** What a call's deadline is made of: `timeoutMs × (maxRetries + 1)` from its start. */
-export interface CallBudget {
-  readonly timeoutMs: number;
-  readonly maxRetries: number;
-}
-
 /** How a call authenticates: a bearer token, or the credentials of the token exchange itself. */
 export type Auth =
   | { readonly kind: 'token'; readonly tokens: TokenManager }

@@ -1,8 +1,8 @@
 import type { EndpointDescriptor } from '../../facts/endpoint.js';
 import type { PreparedCall } from '../call/call.js';
-import { deadlineText, stripQuery } from '../attempts/call-errors.js';
-import type { CallBudget } from '../attempts/runner.js';
-import { DeadlinePassed, waitsUntil } from '../time/deadline.js';
+import { stripQuery } from '../attempts/call-errors.js';
+import { deadlineText } from '../time/deadline.js';
+import { callDeadline, DeadlinePassed, waitsUntil, type CallBudget } from '../time/deadline.js';
 import { AbortError, CallInterruptedError, type MerchantSdkError, OutcomeUnknownError, TimeoutError } from '../errors/errors.js';
 import { withCallState, type CallState } from '../errors/call-state.js';
 import type { IntentJournal, JournalIntent } from './intent-journal.js';
@@ -78,7 +78,7 @@ export class JournalHook {
    * went through), else as an outcome unknown (the write may have landed, and `recover()` may send it).
    */
   async #record(intent: JournalIntent, call: PreparedCall, budget: CallBudget): Promise<void> {
-    const deadline = (call.startedAt ?? performance.now()) + budget.timeoutMs * (budget.maxRetries + 1);
+    const deadline = callDeadline(call.startedAt ?? performance.now(), budget);
     const waits = waitsUntil(deadline, call.options?.signal);
     try {
       await abortable(Promise.resolve(this.journal.record(intent)), waits.signal, () => undefined);

@@ -9,6 +9,7 @@ import { PageIterator, type PageFetcher } from '../lists/pagination.js';
 import { readResult } from '../attempts/result.js';
 import type { TokenManager } from '../credentials/token-manager.js';
 import type { ApiPromise, CallArgs, EndpointCaller, ListArgs, LoosePage, Page, PagePromise, WithResponse } from '../types.js';
+import { callBudgetMs } from '../time/deadline.js';
 
 /** What the pipeline needs besides the attempt loop. */
 export interface PipelineSettings {
@@ -57,14 +58,14 @@ export class Pipeline implements EndpointCaller {
     const start = args.query.cursor;
     // Empty pages saying has_more: true are followed for as long as one call of the list may last
     // (its options are checked by the first page's call, before any page is judged).
-    const { timeoutMs, maxRetries } = this.#runner.budgetOf({ options: args.options });
+    const budget = this.#runner.budgetOf({ options: args.options });
     return new PageIterator<T, P>(fetch, {
       // A starting cursor is never dropped (the list guards refuse a non-string one before this point).
       start: start === undefined ? undefined : String(start),
       order: args.order,
       identity: args.identity,
       endpoint: `${endpoint.method} ${endpoint.path}`,
-      stallBudgetMs: timeoutMs * (maxRetries + 1),
+      stallBudgetMs: callBudgetMs(budget),
     });
   }
 

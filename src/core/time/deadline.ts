@@ -23,6 +23,28 @@ export interface CallWaits {
   dispose(): void;
 }
 
+/** What a call's deadline is made of: `timeoutMs × (maxRetries + 1)` from its start. */
+export interface CallBudget {
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+}
+
+/** How long a call may last, all its waits and attempts included: `timeoutMs × (maxRetries + 1)`. */
+export function callBudgetMs(budget: CallBudget): number {
+  return budget.timeoutMs * (budget.maxRetries + 1);
+}
+
+/** When a call started at `startedAt` (a `performance.now()` time) must have ended. */
+export function callDeadline(startedAt: number, budget: CallBudget): number {
+  return startedAt + callBudgetMs(budget);
+}
+
+/** The call's deadline as a caller reads it: `400 ms: timeoutMs 400 × 1 attempt`. */
+export function deadlineText(budget: CallBudget): string {
+  const attempts = budget.maxRetries + 1;
+  return `${callBudgetMs(budget)} ms: timeoutMs ${budget.timeoutMs} × ${attempts} attempt${attempts === 1 ? '' : 's'}`;
+}
+
 /** Milliseconds left until `deadline` (a `performance.now()` time). */
 export function remainingMs(deadline: number): number {
   return deadline - performance.now();

@@ -1,5 +1,6 @@
 import {
   AttemptNotSentError,
+  AttemptRefusedError,
   AttemptTimeoutError,
   RedirectError,
   ResponseTooLargeError,
@@ -54,15 +55,6 @@ function networkCause(err: unknown): unknown {
 function notSent(cause: unknown): boolean {
   const code = (cause as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && NOT_SENT_CODES.has(code);
-}
-
-/**
- * Rejection of an attempt that the request interceptor in front of `fetch` refused to let out:
- * nothing was sent, and going again would only be refused again (so it is never retried). The
- * interceptor's own error is the `cause`.
- */
-export class AttemptRefusedError extends AttemptNotSentError {
-  override name = 'AttemptRefusedError';
 }
 
 /**

@@ -1,6 +1,6 @@
 import { activeInterception } from './interception.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
-import { AttemptRefusedError } from './fetch.js';
+import { AttemptRefusedError } from './transport.js';
 
 /** Where the Node transport says, once, that an active interceptor cannot see its requests. */
 export type InterceptionReport = (message: string) => void;

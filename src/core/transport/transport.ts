@@ -60,6 +60,15 @@ export class AttemptNotSentError extends Error {
   }
 }
 
+/**
+ * Rejection of an attempt that the request interceptor in front of `fetch` refused to let out:
+ * nothing was sent, and going again would only be refused again (so it is never retried). The
+ * interceptor's own error is the `cause`.
+ */
+export class AttemptRefusedError extends AttemptNotSentError {
+  override name = 'AttemptRefusedError';
+}
+
 /** Rejection of an attempt answered, or about to be forwarded, with a redirect (never followed). */
 export class RedirectError extends Error {
   override name = 'RedirectError';
