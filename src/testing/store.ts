@@ -7,7 +7,10 @@ import { fail } from './errors.js';
 import { Decimal, ZERO, type Dec } from './money.js';
 import type { ConversionPair } from './pricing.js';
 import type { QrCode } from './qr-codes.js';
-import type { ActionSeed, Bucket, ClosePhase, CorridorRecord, EffectRecord, KycStatus, LineName } from './state-types.js';
+import type { ActionSeed, CorridorRecord } from './state-remittances.js';
+import type { Bucket, KycStatus } from './state-members.js';
+import type { ClosePhase } from './state-cards.js';
+import type { EffectRecord, LineName } from './state-merchant.js';
 
 // Keyed by Bucket, so that a bucket missing here fails to compile; in the spec's order.
 const BUCKET_SET: Readonly<Record<Bucket, true>> = {

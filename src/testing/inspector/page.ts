@@ -5,7 +5,7 @@
  * stylesheet, font or image, so it works offline and in any browser. Every value is escaped.
  */
 import { requestsNewestFirst, membersView, type AdminHost, type RequestView } from '../admin/views.js';
-import type { Bucket } from '../state-types.js';
+import type { Bucket } from '../state-members.js';
 import type { WebhookDelivery } from '../webhooks.js';
 
 const BUCKETS: readonly Bucket[] = ['available', 'pending', 'frozen', 'isolated', 'locked', 'card', 'earn', 'withdrawing'];

@@ -8,7 +8,7 @@ import { fail } from '../errors.js';
 import { iso, hex, uuid } from '../ids.js';
 import type { StoredResponse } from '../idempotency.js';
 import { Decimal, fmt, parsePositive } from '../money.js';
-import type { LineName } from '../state-types.js';
+import type { LineName } from '../state-merchant.js';
 import { lineOpen, prepaidOf } from '../store.js';
 import { charCount, firstChars } from '../text.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';

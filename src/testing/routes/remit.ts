@@ -7,7 +7,7 @@ import { fail } from '../errors.js';
 import { iso, uuid } from '../ids.js';
 import { Decimal, ceilTo, fmt, parsePositive } from '../money.js';
 import { FIAT_PER_USD, fiatToUsd, usdToAsset } from '../pricing.js';
-import type { CorridorRecord } from '../state-types.js';
+import type { CorridorRecord } from '../state-remittances.js';
 import type { Store } from '../store.js';
 import { charCount, firstChars } from '../text.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
