@@ -9,7 +9,7 @@ import { iso, hex, uuid } from '../ids.js';
 import type { StoredResponse } from '../idempotency.js';
 import { Decimal, fmt, parsePositive } from '../money.js';
 import type { LineName } from '../state-merchant.js';
-import { lineOpen, prepaidOf } from '../store.js';
+import { lineOpen, prepaidOf } from '../store-ops.js';
 import { charCount, firstChars } from '../text.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { optString, staticList } from './fields.js';

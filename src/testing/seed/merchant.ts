@@ -1,6 +1,6 @@
 /** Seeding the merchant account: custody, status, prepaid pool, lines, quick KYC, agreement. */
 import { fmt } from '../money.js';
-import { prepaidOf, seedDec } from '../store.js';
+import { prepaidOf, seedDec } from '../store-ops.js';
 import type { MerchantSnapshot } from '../state-merchant.js';
 import type { SandboxState } from '../state-types.js';
 import type { SeedContext } from './context.js';
