@@ -33,7 +33,7 @@ export type {
   WebhookDeliveryOptions,
   WebhookEnvelope,
   WebhookEventData,
-} from './webhooks.js';
+} from './webhook-types.js';
 export {
   createSandboxClient,
   createSandboxFetch,

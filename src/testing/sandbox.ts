@@ -28,7 +28,8 @@ import { createState } from './state.js';
 import type { LineName } from './state-merchant.js';
 import type { Store } from './store.js';
 import { sweep } from './sweep.js';
-import { createWebhooks, type InternalWebhooks } from './webhooks.js';
+import { createWebhooks } from './webhooks.js';
+import type { InternalWebhooks } from './webhook-types.js';
 import type { RequestLog, Sandbox, SandboxListenOptions, SandboxOptions } from './sandbox-types.js';
 
 function allLines(value: boolean): Record<LineName, boolean> {

@@ -6,7 +6,7 @@
  */
 import { requestsNewestFirst, membersView, type AdminHost, type RequestView } from '../admin/views.js';
 import type { Bucket } from '../state-members.js';
-import type { WebhookDelivery } from '../webhooks.js';
+import type { WebhookDelivery } from '../webhook-types.js';
 
 const BUCKETS: readonly Bucket[] = ['available', 'pending', 'frozen', 'isolated', 'locked', 'card', 'earn', 'withdrawing'];
 /** The page shows the newest requests only; the admin API has the whole log. */
