@@ -3,5 +3,5 @@
 export { bodySha256, signAttempt } from '../src/core/crypto/signing.js';
 export { NodeCryptoSigner } from '../src/core/crypto/node-signer.js';
 export { WebCryptoSigner } from '../src/core/crypto/web-signer.js';
-export { REPORTS_LIST, WITHDRAWALS_CREATE } from '../src/spec/endpoints.js';
+export { REPORTS_LIST, WITHDRAWALS_CREATE } from '../src/facts/endpoints.js';
 export { createTelemetry } from '../src/core/telemetry/otel.js';

@@ -3,7 +3,7 @@ import { InvalidArgumentError } from './core/errors/errors.js';
 import type { IntentJournal } from './core/journal/intent-journal.js';
 import { resolveLogLevel } from './core/telemetry/log-level.js';
 import type { Logger, LogLevelSetting } from './core/telemetry/logger.js';
-import type { TelemetryOptions } from './core/telemetry/otel.js';
+import type { TelemetryOptions } from './core/telemetry/otel-api.js';
 import type { RequestLimiter } from './core/limits/limiter.js';
 import { DEFAULT_BACKOFF, type BackoffSettings } from './core/attempts/retry-policy.js';
 import type { TokenStore } from './core/credentials/token-store.js';

@@ -42,7 +42,7 @@ export type {
   QueryValue,
 } from './core/types.js';
 export type { Logger, LogFields, LogLevel, LogLevelSetting } from './core/telemetry/logger.js';
-export type { TelemetryOptions, OpenTelemetryApi, OpenTelemetrySpan, OpenTelemetryAttributeValue } from './core/telemetry/otel.js';
+export type { TelemetryOptions, OpenTelemetryApi, OpenTelemetrySpan, OpenTelemetryAttributeValue } from './core/telemetry/otel-api.js';
 export { MemoryTokenStore, type TokenStore, type StoredToken } from './core/credentials/token-store.js';
 export { idempotencyKeyFor } from './core/call/idempotency-key.js';
 export {

@@ -1,7 +1,7 @@
 /** Card records and derived views shared by card routes and seeding. */
 import { iso } from './ids.js';
 import { Decimal, ZERO, type Dec } from './money.js';
-import type { ClosePhase } from './state-types.js';
+import type { ClosePhase } from './state-cards.js';
 import type { CardForm, CardRecord, ProductRecord, Store } from './store.js';
 
 /** Activation lockout: 3 failures lock the card for 24 hours (spec). */

@@ -21,30 +21,11 @@ export type { QuotaName } from './rate-limit.js';
 export { DEFAULT_QUOTAS } from './rate-limit.js';
 export type { SandboxAsset } from './assets.js';
 export { DEFAULT_ASSETS } from './assets.js';
-export type {
-  ActionSeed,
-  Bucket,
-  ClosePhase,
-  CorridorRecord,
-  EffectRecord,
-  KycStatus,
-  LineName,
-  AmountInput,
-  BalanceSnapshot,
-  BucketsInput,
-  CardSnapshot,
-  MerchantSnapshot,
-  RemittanceSnapshot,
-  ReportSnapshot,
-  SandboxMember,
-  SandboxState,
-  SeedCardInput,
-  SeedCardProductInput,
-  SeedMemberInput,
-  SeedQrCodeInput,
-  SeedRemittanceInput,
-  SeedReportsOptions,
-} from './state-types.js';
+export type { Bucket, KycStatus, AmountInput, BalanceSnapshot, BucketsInput, SandboxMember, SeedMemberInput } from './state-members.js';
+export type { EffectRecord, LineName, MerchantSnapshot, ReportSnapshot, SeedQrCodeInput, SeedReportsOptions } from './state-merchant.js';
+export type { ClosePhase, CardSnapshot, SeedCardInput, SeedCardProductInput } from './state-cards.js';
+export type { ActionSeed, CorridorRecord, RemittanceSnapshot, SeedRemittanceInput } from './state-remittances.js';
+export type { SandboxState } from './state-types.js';
 export type {
   BatchOptions,
   SandboxWebhooks,
@@ -52,7 +33,7 @@ export type {
   WebhookDeliveryOptions,
   WebhookEnvelope,
   WebhookEventData,
-} from './webhooks.js';
+} from './webhook-types.js';
 export {
   createSandboxClient,
   createSandboxFetch,

@@ -10,7 +10,8 @@ import { FIAT_PER_USD, fiatToUsd, usdToAsset } from './pricing.js';
 import { decodeQr, type QrCode } from './qr-codes.js';
 import type { RouteContext } from './routes/context.js';
 import { optString, reqString } from './routes/fields.js';
-import { lineOpen, type MemberRecord, type MerchantRecord } from './store.js';
+import { lineOpen } from './store-ops.js';
+import type { MemberRecord, MerchantRecord } from './store.js';
 
 /** Assets the sandbox upstream quotes. */
 const QUOTED_ASSETS = ['USDT', 'USDC'];

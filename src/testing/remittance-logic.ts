@@ -1,7 +1,8 @@
 /** Remittance rules shared by routes and the time sweep (spec: States > Remittance order). */
 import { iso } from './ids.js';
 import { fmt } from './money.js';
-import { move, prepaidOf, type RemittanceRecord, type Store } from './store.js';
+import { move, prepaidOf } from './store-ops.js';
+import type { RemittanceRecord, Store } from './store.js';
 
 /** Reconfirmation window: 4 hours. */
 export const RECONFIRM_WINDOW_MS = 4 * 60 * 60 * 1000;

@@ -12,7 +12,7 @@ import type { ListenOptions, SandboxServer } from './server.js';
 import type { SandboxRequest } from './service.js';
 import type { RecordedRequest } from './service-deps.js';
 import type { SandboxState } from './state-types.js';
-import type { SandboxWebhooks, WebhookDeliveryOptions } from './webhooks.js';
+import type { SandboxWebhooks, WebhookDeliveryOptions } from './webhook-types.js';
 
 /** Options of {@link createSandbox}. Everything is optional. */
 export interface SandboxOptions {

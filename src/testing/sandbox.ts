@@ -25,10 +25,11 @@ import { createService, type SandboxRequest } from './service.js';
 import type { RecordedRequest, ServiceDeps } from './service-deps.js';
 import { NonceStore } from './signature.js';
 import { createState } from './state.js';
-import type { LineName } from './state-types.js';
+import type { LineName } from './state-merchant.js';
 import type { Store } from './store.js';
 import { sweep } from './sweep.js';
-import { createWebhooks, type InternalWebhooks } from './webhooks.js';
+import { createWebhooks } from './webhooks.js';
+import type { InternalWebhooks } from './webhook-types.js';
 import type { RequestLog, Sandbox, SandboxListenOptions, SandboxOptions } from './sandbox-types.js';
 
 function allLines(value: boolean): Record<LineName, boolean> {

@@ -3,7 +3,10 @@
  * /__sandbox/seed`): card products, members with balances, cards and reports, applied through
  * `sandbox.state` in that order, so cards can name members by their external id.
  */
-import type { ReportSnapshot, SandboxState, SeedCardInput, SeedCardProductInput, SeedMemberInput } from './state-types.js';
+import type { ReportSnapshot } from './state-merchant.js';
+import type { SandboxState } from './state-types.js';
+import type { SeedCardInput, SeedCardProductInput } from './state-cards.js';
+import type { SeedMemberInput } from './state-members.js';
 
 /** A seed as JSON data. */
 export interface SandboxSeed {

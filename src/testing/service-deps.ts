@@ -8,7 +8,7 @@ import type { RateLimiter } from './rate-limit.js';
 import type { Router } from './router.js';
 import type { NonceStore } from './signature.js';
 import type { Store } from './store.js';
-import type { InternalWebhooks } from './webhooks.js';
+import type { InternalWebhooks } from './webhook-types.js';
 
 /** One received request, for assertions (`sandbox.requests`). */
 export interface RecordedRequest {

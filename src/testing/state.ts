@@ -19,7 +19,7 @@ import type { SandboxState } from './state-types.js';
 import type { Store } from './store.js';
 import { sweep } from './sweep.js';
 import { withdrawalView } from './views.js';
-import type { EmitRequest } from './webhooks.js';
+import type { EmitRequest } from './webhook-types.js';
 
 /** Builds the facade over a store. */
 export function createState(store: Store, now: () => number, emit: (e: EmitRequest) => void): SandboxState {

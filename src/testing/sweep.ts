@@ -2,7 +2,7 @@
 import { externalIdOf } from './card-logic.js';
 import { RECONFIRM_WINDOW_MS, releaseHolds, totalHeld } from './remittance-logic.js';
 import type { Store } from './store.js';
-import type { EmitRequest } from './webhooks.js';
+import type { EmitRequest } from './webhook-types.js';
 
 /** How long `unfreezing` lasts before the card is `active` again (simulator figure). */
 const UNFREEZE_MS = 5_000;

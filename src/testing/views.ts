@@ -2,7 +2,8 @@
 import type { AssetTable } from './assets.js';
 import { iso } from './ids.js';
 import { fmt } from './money.js';
-import { BUCKETS, type Buckets, type CardRecord, type ReportRecord, type WithdrawalRecord } from './store.js';
+import { BUCKETS } from './store-ops.js';
+import type { Buckets, CardRecord, ReportRecord, WithdrawalRecord } from './store.js';
 
 /** A balance row: the eight buckets at the asset's ledger scale, plus both scales. */
 export function balanceRow(assets: AssetTable, asset: string, row: Buckets): Record<string, string | number> {

@@ -35,7 +35,7 @@ async function firstCall(mode: string): Promise<ChildReport> {
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as ChildReport;
 }
 
-const sdkImports = (r: ChildReport): string[] => r.importers.filter((from) => from.endsWith('/src/core/telemetry/otel.ts'));
+const sdkImports = (r: ChildReport): string[] => r.importers.filter((from) => from.endsWith('/src/core/telemetry/otel-api.ts'));
 
 describe('the first call of a fresh process', () => {
   it.each([

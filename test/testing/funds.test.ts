@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type SandboxServer } from '../../src/testing/index.js';
-import { BUCKETS } from '../../src/testing/store.js';
+import { BUCKETS } from '../../src/testing/store-ops.js';
 import { TestClient, viaFetch, viaHandle } from './harness.js';
 
 const servers: SandboxServer[] = [];

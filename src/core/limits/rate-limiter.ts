@@ -1,9 +1,11 @@
+/** `MemoryRateLimiter`: the in-process limiter, its options, and the queue of acquires it admits. */
 import type { RateLimitBucket } from '../../facts/endpoint.js';
-import { RATE_LIMIT_BUCKETS, SUB_LIMIT_QUOTAS } from '../../facts/rate-limits.js';
+import { RATE_LIMIT_BUCKETS } from '../../facts/rate-limits.js';
 import { nonNegativeInt, positiveInt } from '../errors/setting-checks.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import type { RequestLimiter } from './limiter.js';
 import { notABucket, resolveQuotas } from './quotas.js';
+import { Bucket, subLimitKey, subQuota, type SlotWindow, type Waiter } from './sliding-window.js';
 
 /** Options of {@link MemoryRateLimiter}. */
 export interface MemoryRateLimiterOptions {
@@ -46,35 +48,6 @@ export interface BucketUsage {
   readonly pausedForMs: number;
 }
 
-interface Waiter {
-  readonly resolve: () => void;
-  readonly signal: AbortSignal | undefined;
-  readonly onAbort: (() => void) | undefined;
-}
-
-/**
- * One bucket's slots. A slot is taken by an admission and expires one window after the moment
- * the service may last have counted its request: the attempt's end when the caller settles it
- * (the service counts a request on arrival, which precedes the response), else admission plus
- * the margin. Both lists are in time order, so expiry is checked at their heads.
- */
-class Bucket {
-  /** Admission times of attempts not yet settled, oldest first. */
-  readonly inFlight: number[] = [];
-  /** Settlement times of attempts, oldest first. */
-  readonly settled: number[] = [];
-  readonly queue: Waiter[] = [];
-  pausedUntil = 0;
-  /** Cancels the one pending wake-up of the queue (its sleep on the clock), if any. */
-  timer: AbortController | undefined;
-
-  constructor(readonly quota: number) {}
-
-  get used(): number {
-    return this.inFlight.length + this.settled.length;
-  }
-}
-
 /** setTimeout's largest delay; a longer wait is re-armed when this one ends. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -115,8 +88,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * await Promise.all(orders.map((o) => client.member(o.member).withdrawals.create(o.params, { timeoutMs: 100_000 })));
  */
 export class MemoryRateLimiter implements RequestLimiter {
-  readonly #windowMs: number;
-  readonly #marginMs: number;
+  /** The window and margin every bucket of this limiter counts its slots on. */
+  readonly #window: SlotWindow;
   readonly #clock: Clock;
   readonly #buckets: Readonly<Record<RateLimitBucket, Bucket>>;
   /** Sub-limits by bucket and sub-key (one member's QR quotes, the bank search). */
@@ -124,10 +97,13 @@ export class MemoryRateLimiter implements RequestLimiter {
 
   constructor(options: MemoryRateLimiterOptions = {}) {
     this.#clock = options.clock ?? systemClock;
-    this.#windowMs = positiveInt('windowMs', options.windowMs, 60_000);
-    this.#marginMs = nonNegativeInt('marginMs', options.marginMs, 1000);
+    this.#window = {
+      windowMs: positiveInt('windowMs', options.windowMs, 60_000),
+      marginMs: nonNegativeInt('marginMs', options.marginMs, 1000),
+    };
     const quotas = resolveQuotas(options.quotas);
-    this.#buckets = Object.fromEntries(RATE_LIMIT_BUCKETS.map((b) => [b, new Bucket(quotas[b])])) as Record<RateLimitBucket, Bucket>;
+    const buckets = RATE_LIMIT_BUCKETS.map((b) => [b, new Bucket(quotas[b], this.#window)]);
+    this.#buckets = Object.fromEntries(buckets) as Record<RateLimitBucket, Bucket>;
   }
 
   /**
@@ -155,7 +131,7 @@ export class MemoryRateLimiter implements RequestLimiter {
   #take(b: Bucket, signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const now = this.#clock.now();
-    if (b.queue.length === 0 && this.#hasRoom(b, now)) {
+    if (b.queue.length === 0 && b.hasRoom(now)) {
       b.inFlight.push(now);
       return Promise.resolve();
     }
@@ -193,7 +169,7 @@ export class MemoryRateLimiter implements RequestLimiter {
 
   #settleOne(b: Bucket): void {
     const now = this.#clock.now();
-    this.#prune(b, now);
+    b.prune(now);
     if (b.inFlight.length === 0) return;
     b.inFlight.shift();
     b.settled.push(now);
@@ -222,9 +198,9 @@ export class MemoryRateLimiter implements RequestLimiter {
   usage(bucket: RateLimitBucket, subKey?: string): BucketUsage {
     const main = this.#bucket(bucket);
     if (main === undefined) throw notABucket();
-    const b = subKey === undefined ? main : (this.#subs.get(subLimitKey(bucket, subKey)) ?? new Bucket(subQuota(subKey)));
+    const b = subKey === undefined ? main : (this.#subs.get(subLimitKey(bucket, subKey)) ?? new Bucket(subQuota(subKey), this.#window));
     const now = this.#clock.now();
-    this.#prune(b, now);
+    b.prune(now);
     return {
       used: b.used,
       inFlight: b.inFlight.length,
@@ -239,7 +215,7 @@ export class MemoryRateLimiter implements RequestLimiter {
     const key = subLimitKey(bucket, subKey);
     let sub = this.#subs.get(key);
     if (sub === undefined) {
-      this.#subs.set(key, (sub = new Bucket(subQuota(subKey))));
+      this.#subs.set(key, (sub = new Bucket(subQuota(subKey), this.#window)));
       this.#sweep();
     }
     return sub;
@@ -247,41 +223,18 @@ export class MemoryRateLimiter implements RequestLimiter {
 
   /** Drops a sub-limit that holds nothing any more (one per member: memory stays bounded). */
   #forget(bucket: RateLimitBucket, subKey: string, sub: Bucket): void {
-    if (this.#isIdle(sub, this.#clock.now())) this.#subs.delete(subLimitKey(bucket, subKey));
+    if (sub.isIdle(this.#clock.now())) this.#subs.delete(subLimitKey(bucket, subKey));
   }
 
   /** Every so often, drops the idle sub-limits. */
   #sweep(): void {
     if (this.#subs.size % 256 !== 0) return;
     const now = this.#clock.now();
-    for (const [key, sub] of this.#subs) if (this.#isIdle(sub, now)) this.#subs.delete(key);
-  }
-
-  #isIdle(b: Bucket, now: number): boolean {
-    this.#prune(b, now);
-    return b.used === 0 && b.queue.length === 0 && now >= b.pausedUntil;
+    for (const [key, sub] of this.#subs) if (sub.isIdle(now)) this.#subs.delete(key);
   }
 
   #bucket(name: RateLimitBucket): Bucket | undefined {
     return Object.prototype.hasOwnProperty.call(this.#buckets, name) ? this.#buckets[name] : undefined;
-  }
-
-  #prune(b: Bucket, now: number): void {
-    dropExpired(b.inFlight, now - this.#windowMs - this.#marginMs);
-    dropExpired(b.settled, now - this.#windowMs);
-  }
-
-  #hasRoom(b: Bucket, now: number): boolean {
-    if (now < b.pausedUntil) return false;
-    this.#prune(b, now);
-    return b.used < b.quota;
-  }
-
-  /** When the next slot frees (the bucket is full and pruned at `now`). */
-  #nextExpiry(b: Bucket): number {
-    const a = b.inFlight.length > 0 ? b.inFlight[0]! + this.#windowMs + this.#marginMs : Infinity;
-    const s = b.settled.length > 0 ? b.settled[0]! + this.#windowMs : Infinity;
-    return Math.min(a, s);
   }
 
   /** Admits queued waiters that fit now, then sets one timer for the next moment one may fit. */
@@ -291,7 +244,7 @@ export class MemoryRateLimiter implements RequestLimiter {
       b.timer = undefined;
     }
     const now = this.#clock.now();
-    while (b.queue.length > 0 && this.#hasRoom(b, now)) {
+    while (b.queue.length > 0 && b.hasRoom(now)) {
       const w = b.queue.shift()!;
       if (w.onAbort !== undefined) w.signal!.removeEventListener('abort', w.onAbort);
       b.inFlight.push(now);
@@ -299,7 +252,7 @@ export class MemoryRateLimiter implements RequestLimiter {
     }
     if (b.queue.length === 0) return;
     // Paused: wake when the pause ends. Full: wake when the oldest slot frees.
-    const next = now < b.pausedUntil ? b.pausedUntil : this.#nextExpiry(b);
+    const next = now < b.pausedUntil ? b.pausedUntil : b.nextExpiry();
     const timer = new AbortController();
     b.timer = timer;
     this.#clock.sleep(Math.min(MAX_TIMER_MS, Math.max(1, next - now)), timer.signal).then(
@@ -321,21 +274,4 @@ export class MemoryRateLimiter implements RequestLimiter {
     });
     return `MemoryRateLimiter { ${parts.join(', ')} }`;
   }
-}
-
-function subLimitKey(bucket: RateLimitBucket, subKey: string): string {
-  return `${bucket}\u0000${subKey}`;
-}
-
-/** The quota of a sub-limit by its name (the part before `:`); unknown names only pause. */
-function subQuota(subKey: string): number {
-  const name = subKey.split(':')[0]!;
-  return Object.hasOwn(SUB_LIMIT_QUOTAS, name) ? SUB_LIMIT_QUOTAS[name as keyof typeof SUB_LIMIT_QUOTAS] : Number.MAX_SAFE_INTEGER;
-}
-
-/** Drops the leading entries of an ascending list that are at or before `cutoff`. */
-function dropExpired(list: number[], cutoff: number): void {
-  let n = 0;
-  while (n < list.length && list[n]! <= cutoff) n++;
-  if (n > 0) list.splice(0, n);
 }

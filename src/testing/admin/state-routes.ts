@@ -2,7 +2,10 @@
 import type { InjectedFault } from '../faults.js';
 import { applySeed, checkSeed } from '../seed-file.js';
 import { releaseArmed } from './faults.js';
-import type { BucketsInput, LineName, SeedCardInput, SeedCardProductInput, SeedMemberInput, SeedRemittanceInput } from '../state-types.js';
+import type { BucketsInput, SeedMemberInput } from '../state-members.js';
+import type { LineName } from '../state-merchant.js';
+import type { SeedCardInput, SeedCardProductInput } from '../state-cards.js';
+import type { SeedRemittanceInput } from '../state-remittances.js';
 import { AdminError, adminJson, numberField, type AdminRoute } from './http.js';
 import { memberView, membersView, type AdminHost } from './views.js';
 

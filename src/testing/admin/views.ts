@@ -5,7 +5,7 @@
  */
 import type { Sandbox } from '../sandbox-types.js';
 import type { RecordedRequest } from '../service-deps.js';
-import type { BalanceSnapshot, SandboxMember } from '../state-types.js';
+import type { BalanceSnapshot, SandboxMember } from '../state-members.js';
 
 /** What the admin API reads beyond the public `Sandbox`. */
 export interface AdminHost {

@@ -5,8 +5,8 @@
  * stylesheet, font or image, so it works offline and in any browser. Every value is escaped.
  */
 import { requestsNewestFirst, membersView, type AdminHost, type RequestView } from '../admin/views.js';
-import type { Bucket } from '../state-types.js';
-import type { WebhookDelivery } from '../webhooks.js';
+import type { Bucket } from '../state-members.js';
+import type { WebhookDelivery } from '../webhook-types.js';
 
 const BUCKETS: readonly Bucket[] = ['available', 'pending', 'frozen', 'isolated', 'locked', 'card', 'earn', 'withdrawing'];
 /** The page shows the newest requests only; the admin API has the whole log. */

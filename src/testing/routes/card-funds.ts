@@ -7,7 +7,8 @@ import { externalIdOf, makeCard, productView, withdrawableOf } from '../card-log
 import { fail } from '../errors.js';
 import { iso, uuid } from '../ids.js';
 import { fmt, parseAmount, parsePositive } from '../money.js';
-import { debit, kycLevel, lineOpen, move, type MemberRecord, type ProductRecord } from '../store.js';
+import { debit, kycLevel, lineOpen, move } from '../store-ops.js';
+import type { MemberRecord, ProductRecord } from '../store.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { cardOf } from './cards.js';
 import { optString, staticList, withPrefix } from './fields.js';

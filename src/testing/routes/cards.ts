@@ -6,7 +6,8 @@
 import { ACTIVATION_LOCK_MS, ACTIVATION_MAX_FAILURES, closeCheck, closePhaseOf, externalIdOf, lockedUntilIso } from '../card-logic.js';
 import { fail } from '../errors.js';
 import { fmt, parseAmount, type Dec } from '../money.js';
-import { move, type CardRecord } from '../store.js';
+import { move } from '../store-ops.js';
+import type { CardRecord } from '../store.js';
 import { cardView } from '../views.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { owned, reqString } from './fields.js';

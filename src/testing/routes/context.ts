@@ -2,7 +2,7 @@
 import type { StoredResponse } from '../idempotency.js';
 import type { QuotaName } from '../rate-limit.js';
 import type { MemberRecord, Store } from '../store.js';
-import type { EmitRequest } from '../webhooks.js';
+import type { EmitRequest } from '../webhook-types.js';
 
 /** Per-request context handed to a route. */
 export interface RouteContext {

@@ -5,7 +5,7 @@ import { iso, uuid } from '../ids.js';
 import { ceilTo, floorTo, fmt, parseAmount, parsePositive, type Dec } from '../money.js';
 import { convert, rateOf } from '../pricing.js';
 import type { ConversionPair } from '../pricing.js';
-import { lineOpen, prepaidOf } from '../store.js';
+import { lineOpen, prepaidOf } from '../store-ops.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
 
 /** A conversion as requested, its fields checked. */

@@ -8,7 +8,7 @@ import { fail } from '../errors.js';
 import { iso, uuid } from '../ids.js';
 import { Decimal, ceilTo, floorTo, fmt, parsePositive, type Dec } from '../money.js';
 import { convert, rateOf } from '../pricing.js';
-import { adjust, debit, lineOpen } from '../store.js';
+import { adjust, debit, lineOpen } from '../store-ops.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { optString } from './fields.js';
 

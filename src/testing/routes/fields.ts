@@ -1,6 +1,7 @@
 /** Small body-field readers for routes; failures are 400 `invalid_request` unless stated. */
 import { fail } from '../errors.js';
-import { memberByRef, type MemberRecord, type Store } from '../store.js';
+import { memberByRef } from '../store-ops.js';
+import type { MemberRecord, Store } from '../store.js';
 import { charCount } from '../text.js';
 
 /** Optional string field: absent is undefined, non-string is `invalid_request`; `max` counts characters (code points). */

@@ -6,7 +6,8 @@
 import { fail } from '../errors.js';
 import { iso, uuid } from '../ids.js';
 import { fmt, parsePositive } from '../money.js';
-import { adjust, debit, lineOpen, move, type WithdrawalRecord } from '../store.js';
+import { adjust, debit, lineOpen, move } from '../store-ops.js';
+import type { WithdrawalRecord } from '../store.js';
 import { withdrawalView } from '../views.js';
 import { checkMemberWithdrawLimit } from '../withdrawal-limits.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';

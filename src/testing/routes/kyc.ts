@@ -5,7 +5,8 @@
  */
 import { fail } from '../errors.js';
 import { hex, iso, uuid } from '../ids.js';
-import { debit, kycLevel, prepaidOf, type KycApplicationRecord, type MemberRecord, type QuickKycBindingRecord } from '../store.js';
+import { debit, kycLevel, prepaidOf } from '../store-ops.js';
+import type { KycApplicationRecord, MemberRecord, QuickKycBindingRecord } from '../store.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { optString, reqString, withPrefix } from './fields.js';
 

@@ -6,7 +6,8 @@
 import { paginate } from '../cursor.js';
 import { fail } from '../errors.js';
 import { iso, uuid } from '../ids.js';
-import { kycLevel, memberByRef, newMember, type MemberRecord, type Store } from '../store.js';
+import { kycLevel, memberByRef, newMember } from '../store-ops.js';
+import type { MemberRecord, Store } from '../store.js';
 import type { RouteDef } from './context.js';
 import { reqString } from './fields.js';
 

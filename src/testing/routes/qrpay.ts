@@ -9,7 +9,8 @@ import { fail } from '../errors.js';
 import { iso, uuid } from '../ids.js';
 import { decodeQr, decodedView } from '../qr-codes.js';
 import { planQr, prepaidAvailable, type QuotePlan } from '../qr-quote.js';
-import { debit, prepaidOf, type MerchantRecord } from '../store.js';
+import { debit, prepaidOf } from '../store-ops.js';
+import type { MerchantRecord } from '../store.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { reqString, staticList } from './fields.js';
 

@@ -9,7 +9,8 @@ import { fail } from '../errors.js';
 import { iso } from '../ids.js';
 import { fmt } from '../money.js';
 import { MAX_ROUNDS, pendingAction, releaseHolds, totalHeld } from '../remittance-logic.js';
-import { move, type RemittanceRecord, type Store } from '../store.js';
+import { move } from '../store-ops.js';
+import type { RemittanceRecord, Store } from '../store.js';
 import type { RouteContext, RouteDef, RouteResult } from './context.js';
 import { owned, reqString, withPrefix } from './fields.js';
 

@@ -2,8 +2,10 @@
 import { makeCard } from '../card-logic.js';
 import { iso, uuid } from '../ids.js';
 import { fmt, type Dec } from '../money.js';
-import { rowOf, seedDec, type CardRecord, type MemberRecord, type Store } from '../store.js';
-import type { CardSnapshot, SandboxState, SeedCardInput } from '../state-types.js';
+import { rowOf, seedDec } from '../store-ops.js';
+import type { CardRecord, MemberRecord, Store } from '../store.js';
+import type { CardSnapshot, SeedCardInput } from '../state-cards.js';
+import type { SandboxState } from '../state-types.js';
 import { mustMember, type SeedContext } from './context.js';
 
 type CardSeeds = Pick<SandboxState, 'seedCard' | 'card'>;

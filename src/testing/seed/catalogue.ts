@@ -1,7 +1,7 @@
 /** Seeding the service's catalogues: assets, the conversion price list, corridors, bank directory. */
 import { Decimal } from '../money.js';
 import type { ConversionPair } from '../pricing.js';
-import { seedDec } from '../store.js';
+import { seedDec } from '../store-ops.js';
 import type { SandboxState } from '../state-types.js';
 import type { SeedContext } from './context.js';
 

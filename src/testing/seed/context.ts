@@ -1,6 +1,7 @@
 /** What every seeder of `sandbox.state` works on: the store, the sandbox clock, the emitter. */
-import { memberByRef, type MemberRecord, type Store } from '../store.js';
-import type { EmitRequest } from '../webhooks.js';
+import { memberByRef } from '../store-ops.js';
+import type { MemberRecord, Store } from '../store.js';
+import type { EmitRequest } from '../webhook-types.js';
 
 /** The store a seeder writes to, with the sandbox clock and the webhook emitter. */
 export interface SeedContext {

@@ -1,8 +1,10 @@
 /** Seeding members: creation, balances, KYC statuses, the personal account, suspension. */
 import { iso, uuid } from '../ids.js';
 import { ZERO, fmt, type Dec } from '../money.js';
-import { BUCKETS, emptyBuckets, kycLevel, memberByRef, newMember, rowOf, seedDec, type MemberRecord, type Store } from '../store.js';
-import type { AmountInput, BalanceSnapshot, BucketsInput, SandboxMember, SandboxState, SeedMemberInput } from '../state-types.js';
+import { BUCKETS, emptyBuckets, kycLevel, memberByRef, newMember, rowOf, seedDec } from '../store-ops.js';
+import type { MemberRecord, Store } from '../store.js';
+import type { AmountInput, BalanceSnapshot, BucketsInput, SandboxMember, SeedMemberInput } from '../state-members.js';
+import type { SandboxState } from '../state-types.js';
 import { mustMember, type SeedContext } from './context.js';
 
 type MemberSeeds = Pick<

@@ -1,7 +1,8 @@
 /** Seeding the merchant account: custody, status, prepaid pool, lines, quick KYC, agreement. */
 import { fmt } from '../money.js';
-import { prepaidOf, seedDec } from '../store.js';
-import type { MerchantSnapshot, SandboxState } from '../state-types.js';
+import { prepaidOf, seedDec } from '../store-ops.js';
+import type { MerchantSnapshot } from '../state-merchant.js';
+import type { SandboxState } from '../state-types.js';
 import type { SeedContext } from './context.js';
 
 type MerchantSeeds = Pick<

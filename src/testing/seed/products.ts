@@ -1,6 +1,7 @@
 /** Seeding card products, and with them the KYC rules tied to a product. */
 import { Decimal } from '../money.js';
-import { seedDec, type ProductRecord } from '../store.js';
+import { seedDec } from '../store-ops.js';
+import type { ProductRecord } from '../store.js';
 import type { SandboxState } from '../state-types.js';
 import type { SeedContext } from './context.js';
 

@@ -2,8 +2,9 @@
 import { hex } from '../ids.js';
 import { FIAT_PER_USD } from '../pricing.js';
 import type { QrCode } from '../qr-codes.js';
-import type { SandboxState, SeedQrCodeInput } from '../state-types.js';
-import { seedDec } from '../store.js';
+import type { SandboxState } from '../state-types.js';
+import type { SeedQrCodeInput } from '../state-merchant.js';
+import { seedDec } from '../store-ops.js';
 import { mustMember, type SeedContext } from './context.js';
 
 type QrSeeds = Pick<SandboxState, 'seedQrCode' | 'setQrBlockedReason'>;

@@ -2,8 +2,10 @@
 import { uuid } from '../ids.js';
 import { Decimal, fmt, type Dec } from '../money.js';
 import { totalHeld } from '../remittance-logic.js';
-import { prepaidOf, rowOf, seedDec, type RemittanceRecord, type Store } from '../store.js';
-import type { RemittanceSnapshot, SandboxState, SeedRemittanceInput } from '../state-types.js';
+import { prepaidOf, rowOf, seedDec } from '../store-ops.js';
+import type { RemittanceRecord, Store } from '../store.js';
+import type { RemittanceSnapshot, SeedRemittanceInput } from '../state-remittances.js';
+import type { SandboxState } from '../state-types.js';
 import { mustMember, type SeedContext } from './context.js';
 import type { AssetDef } from '../assets.js';
 

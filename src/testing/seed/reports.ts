@@ -1,7 +1,8 @@
 /** Seeding export reports, and expiring the cursors that page through them. */
 import { uuid } from '../ids.js';
 import type { ReportRecord, Store } from '../store.js';
-import type { ReportSnapshot, SandboxState, SeedReportsOptions } from '../state-types.js';
+import type { ReportSnapshot, SeedReportsOptions } from '../state-merchant.js';
+import type { SandboxState } from '../state-types.js';
 import { reportView } from '../views.js';
 import type { SeedContext } from './context.js';
 
