@@ -3,8 +3,10 @@ import { resolveLogLevel } from '../core/log-level.js';
 import { leveledLogger, log, type Logger, type LogLevelSetting } from '../core/logger.js';
 import { envVar } from '../core/platform/runtime.js';
 import { createDeliveryCounter, type TelemetryOptions } from '../core/otel.js';
-import { WebhookParseError, WebhookSignatureError, WebhookTimeoutError } from './errors.js';
-import type { EventStore } from './event-store.js';
+import { WebhookParseError, WebhookSignatureError } from './errors.js';
+import { claimEvent } from './delivery-claim.js';
+import { errorText, type Settings } from './delivery-settings.js';
+import type { EventStore, TransactionalEventStore } from './event-store.js';
 import type { WebhookEvent } from './events.js';
 import { normalizeHeaders, type WebhookHeaderMap, type WebhookHeaders } from './headers.js';
 import { MemoryEventStore } from './memory-event-store.js';
@@ -13,6 +15,7 @@ import type { NodeRequestLike, NodeResponseLike } from './node-types.js';
 import { receiveEvent } from './parse.js';
 import { toRawBytes } from './raw-body.js';
 import { respond, type WebhookResponse } from './responses.js';
+import { runOnEvent } from './run-on-event.js';
 
 /** The service's delivery timeout (spec, Events > Delivery contract): 10 seconds. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -49,6 +52,35 @@ export interface WebhookEventContext {
    * does not move the bound; `signal` is what to rely on.
    */
   readonly deadline: number;
+}
+
+/**
+ * What `onEvent` receives with a {@link TransactionalEventStore} (`PostgresEventStore`): the
+ * context, and the transaction that marks the event processed.
+ */
+export interface TransactionalEventContext<T> extends WebhookEventContext {
+  /**
+   * A database client inside the transaction that holds the event's processed mark: write the
+   * event's effects through it, and they commit together with the mark once `onEvent` resolves,
+   * or roll back with it when `onEvent` throws or the commit fails (the delivery is then answered
+   * non-2xx and processed again on redelivery). Do not commit, roll back or release it yourself,
+   * and do not use it after `onEvent` settles.
+   */
+  readonly transaction: T;
+}
+
+/**
+ * Settings of {@link createWebhookHandler} with a {@link TransactionalEventStore}: those of
+ * {@link WebhookHandlerOptions}, and `onEvent` receives `context.transaction`.
+ */
+export interface TransactionalWebhookHandlerOptions<T> extends Omit<WebhookHandlerOptions, 'onEvent' | 'store'> {
+  /**
+   * Processes one event inside the transaction of `context.transaction`: its writes through that
+   * transaction commit exactly once per `event_id`, together with the event's processed mark.
+   */
+  readonly onEvent: (event: WebhookEvent, context: TransactionalEventContext<T>) => void | Promise<void>;
+  /** The store that opens the transaction (`PostgresEventStore` of `merchant-stablecoin/postgres`). */
+  readonly store: TransactionalEventStore<T>;
 }
 
 /** Settings of {@link createWebhookHandler}. */
@@ -122,14 +154,8 @@ export interface WebhookHandler {
   handle(rawBody: string | Uint8Array, headers: WebhookHeaders): Promise<WebhookResponse>;
 }
 
-interface Settings {
-  readonly onEvent: WebhookHandlerOptions['onEvent'];
-  readonly store: EventStore;
+interface HandlerSettings extends Settings {
   readonly verify: WebhookVerifier | undefined;
-  readonly timeoutMs: number;
-  readonly warnAfterMs: number;
-  readonly claimTtlMs: number;
-  readonly logger: Logger | undefined;
 }
 
 function bodyLimitsOf(options: WebhookHandlerOptions, timeoutMs: number): { maxBodyBytes: number; bodyTimeoutMs: number } {
@@ -142,7 +168,7 @@ function bodyLimitsOf(options: WebhookHandlerOptions, timeoutMs: number): { maxB
   return { maxBodyBytes, bodyTimeoutMs };
 }
 
-function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: number; bodyTimeoutMs: number } {
+function settingsOf(options: WebhookHandlerOptions): HandlerSettings & { maxBodyBytes: number; bodyTimeoutMs: number } {
   if (typeof options?.onEvent !== 'function') throw new InvalidArgumentError('onEvent', 'must be a function.');
   if (options.verify !== undefined && typeof options.verify !== 'function') throw new InvalidArgumentError('verify', 'must be a function.');
   const timeoutMs = options.timeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
@@ -182,13 +208,22 @@ function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: 
  * (the claim is then completed or released when `onEvent` settles late, so a redelivery never
  * runs beside a still-running first attempt until the claim's lease expires).
  *
+ * With a {@link TransactionalEventStore} (`PostgresEventStore`), the claim is a transaction of the
+ * merchant's database holding the event's processed mark: `onEvent` gets it as
+ * `context.transaction`, and it commits when `onEvent` resolves (200; 503 if the commit fails) or
+ * rolls back when it throws (500). A concurrent delivery of the event waits for it (up to the
+ * time it has left, then 409), and a redelivery after it committed is a duplicate: the event's
+ * effects written through it commit exactly once.
+ *
  * @example
  * const handler = createWebhookHandler({ verify, onEvent: async (event) => { ... } });
  * http.createServer(handler).listen(8080);
  * @throws InvalidArgumentError for invalid options.
  */
-export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
-  const settings = settingsOf(options);
+export function createWebhookHandler<T>(options: TransactionalWebhookHandlerOptions<T>): WebhookHandler;
+export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler;
+export function createWebhookHandler(options: WebhookHandlerOptions | TransactionalWebhookHandlerOptions<unknown>): WebhookHandler {
+  const settings = settingsOf(options as WebhookHandlerOptions);
   if (settings.verify === undefined) {
     log(
       settings.logger,
@@ -216,7 +251,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
 }
 
 async function processDelivery(
-  s: Settings,
+  s: HandlerSettings,
   rawBody: string | Uint8Array,
   rawHeaders: WebhookHeaders,
   startedAt: number,
@@ -249,38 +284,9 @@ async function processDelivery(
     });
     return respond('invalid_event', err.message);
   }
-  const fields = { eventId: event.event_id, eventType: event.event_type };
-
-  let claim: unknown;
-  try {
-    claim = await s.store.claim(event.event_id, s.claimTtlMs);
-  } catch (err) {
-    log(
-      s.logger,
-      'warn',
-      `webhooks: the event store could not answer; answered 503 without processing, so that the service delivers the event again: ${errorText(err)}`,
-      fields,
-    );
-    return respond('store_error', 'The receiver could not record the event; deliver again.', event);
-  }
-  if (claim === 'duplicate') {
-    log(s.logger, 'debug', 'webhooks: duplicate delivery acknowledged without processing', fields);
-    return respond('duplicate', undefined, event);
-  }
-  if (claim === 'in_progress') {
-    log(s.logger, 'info', 'webhooks: event already being processed; answered 409 so that the service retries later', fields);
-    return respond('in_progress', 'The event is being processed; deliver again later.', event);
-  }
-  if (claim !== 'claimed') {
-    log(
-      s.logger,
-      'error',
-      `webhooks: event store claim returned ${JSON.stringify(claim)}, expected 'claimed', 'duplicate' or 'in_progress'`,
-      fields,
-    );
-    return respond('store_error', 'The receiver could not record the event; deliver again.', event);
-  }
-  return runOnEvent(s, event, headers, startedAt);
+  const held = await claimEvent(s, event, startedAt);
+  if ('status' in held) return held;
+  return runOnEvent(s, event, headers, startedAt, held);
 }
 
 async function runVerify(
@@ -294,92 +300,4 @@ async function runVerify(
   } catch (err) {
     return err instanceof WebhookSignatureError ? err : new WebhookSignatureError(`verify threw: ${errorText(err)}`);
   }
-}
-
-async function runOnEvent(s: Settings, event: WebhookEvent, headers: WebhookHeaderMap, startedAt: number): Promise<WebhookResponse> {
-  const fields = { eventId: event.event_id, eventType: event.event_type };
-  // On the monotonic clock: a wall-clock step (NTP, a resumed VM) never moves the bound.
-  const deadline = startedAt + s.timeoutMs;
-  const controller = new AbortController();
-  // Shown to onEvent as epoch ms (what its own clock reads); nothing here waits on it.
-  const wallDeadline = Date.now() + Math.max(0, Math.round(deadline - performance.now()));
-  const run = (async () => s.onEvent(event, { signal: controller.signal, headers, deadline: wallDeadline }))();
-  const settled = run.then(
-    () => ({ ok: true as const }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expiry = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - performance.now()));
-  });
-  const result = await Promise.race([settled, expiry]);
-  clearTimeout(timer);
-
-  if (result === 'timeout') {
-    controller.abort(new WebhookTimeoutError(s.timeoutMs));
-    log(
-      s.logger,
-      'error',
-      `webhooks: onEvent did not finish within ${s.timeoutMs} ms (the service times out at 10 s); answered 503 so that the service retries. Move slow work to a queue.`,
-      { ...fields, durationMs: Math.round(performance.now() - startedAt) },
-    );
-    // Settle the claim when onEvent does: completed if it still succeeds, released otherwise.
-    void settled.then((late) => (late.ok ? finish(s, event, true) : release(s, event, late.error, true)));
-    return respond('timeout', `Processing exceeded ${s.timeoutMs} ms; deliver again.`, event);
-  }
-  if (!result.ok) {
-    await release(s, event, result.error, false);
-    return respond('failed', 'The receiver failed to process the event; deliver again.', event);
-  }
-  const durationMs = Math.round(performance.now() - startedAt);
-  if (durationMs >= s.warnAfterMs) {
-    log(
-      s.logger,
-      'warn',
-      `webhooks: onEvent took ${durationMs} ms, close to the bound of ${s.timeoutMs} ms (the service times out at 10 s). Move slow work to a queue.`,
-      { ...fields, durationMs },
-    );
-  }
-  await finish(s, event, false);
-  return respond('processed', undefined, event);
-}
-
-/** Records the event as processed; `late`: after the delivery was answered 503. */
-async function finish(s: Settings, event: WebhookEvent, late: boolean): Promise<void> {
-  const fields = { eventId: event.event_id, eventType: event.event_type };
-  try {
-    await s.store.complete(event.event_id);
-    log(
-      s.logger,
-      late ? 'warn' : 'debug',
-      late ? 'webhooks: onEvent finished after the delivery was answered 503; recorded as processed' : 'webhooks: event processed',
-      fields,
-    );
-  } catch (err) {
-    // The work is done; acknowledging is still right. A redelivery may be processed again.
-    log(s.logger, 'error', `webhooks: event processed but the store could not record it: ${errorText(err)}`, fields);
-  }
-}
-
-/** Releases the claim after `onEvent` failed; `late`: after the delivery was answered 503. */
-async function release(s: Settings, event: WebhookEvent, error: unknown, late: boolean): Promise<void> {
-  const fields = { eventId: event.event_id, eventType: event.event_type };
-  if (error instanceof WebhookTimeoutError)
-    log(s.logger, 'info', 'webhooks: onEvent stopped on its abort signal; claim released so that the redelivery is processed', fields);
-  else
-    log(
-      s.logger,
-      'error',
-      `webhooks: onEvent failed${late ? ' after the delivery timed out' : ''}; claim released so that the redelivery is processed: ${errorText(error)}`,
-      fields,
-    );
-  try {
-    await s.store.release(event.event_id);
-  } catch (err) {
-    log(s.logger, 'error', `webhooks: could not release the claim (it frees when its lease expires): ${errorText(err)}`, fields);
-  }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }

@@ -43,7 +43,7 @@ export {
   type WebhookParseErrorReason,
   type WebhookIssue,
 } from './errors.js';
-export type { EventStore, ClaimResult } from './event-store.js';
+export type { EventStore, ClaimResult, TransactionalEventStore, TransactionalClaim, TransactionalClaimOptions } from './event-store.js';
 export { MemoryEventStore, type MemoryEventStoreOptions } from './memory-event-store.js';
 export {
   createWebhookHandler,
@@ -53,6 +53,8 @@ export {
   type WebhookHandler,
   type WebhookHandlerOptions,
   type WebhookEventContext,
+  type TransactionalEventContext,
+  type TransactionalWebhookHandlerOptions,
   type WebhookVerifier,
 } from './handler.js';
 export type { NodeRequestLike, NodeResponseLike } from './node-types.js';
