@@ -20,6 +20,25 @@ export interface PostgresClientLike {
   query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
   /** Gives the client back to its pool; with an error (or `true`), the pool destroys it. */
   release(err?: Error | boolean): void;
+  /**
+   * node-postgres emits `error` on a checked-out client whose connection dies; with no listener,
+   * that would end the process. The stores listen while they hold one.
+   */
+  on?(event: 'error', listener: (err: Error) => void): unknown;
+}
+
+const listened = new WeakSet<object>();
+
+/**
+ * Listens (once per client, for good) for the `error` a checked-out client emits when its
+ * connection dies: the statement in flight rejects with it, which is what the stores act on.
+ */
+export function quietOnError<C extends PostgresClientLike>(client: C): C {
+  if (!listened.has(client) && typeof client.on === 'function') {
+    client.on('error', () => undefined);
+    listened.add(client);
+  }
+  return client;
 }
 
 /** The part of a `pg` `Pool` the stores use: `connect()` checks a client out. */
@@ -121,7 +140,7 @@ export class PostgresRunner<C extends PostgresClientLike = PostgresClientLike> {
       }, this.timeoutMs);
     });
     const work = (async () => {
-      const c = await this.pool.connect();
+      const c = quietOnError(await this.pool.connect());
       if (timedOut) {
         c.release();
         throw new Error('timed out waiting for a connection');

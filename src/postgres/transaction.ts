@@ -1,5 +1,5 @@
 import type { TransactionalClaim, TransactionalClaimOptions } from '../webhooks/event-store.js';
-import type { PostgresClientLike, PostgresRunner } from './connection.js';
+import { quietOnError, type PostgresClientLike, type PostgresRunner } from './connection.js';
 import { storeErrorOf } from './failures.js';
 
 /** SQLSTATE of a lock wait that ran out (`lock_timeout`): another delivery holds the event. */
@@ -64,7 +64,7 @@ async function connect<C extends PostgresClientLike>(db: PostgresRunner<C>, wait
   let late = false;
   const pending = db.pool.connect();
   try {
-    return await bounded(db, waitMs, pending);
+    return quietOnError(await bounded(db, waitMs, pending));
   } catch (err) {
     late = true;
     void pending.then(
