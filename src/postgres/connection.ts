@@ -41,10 +41,17 @@ export function quietOnError<C extends PostgresClientLike>(client: C): C {
   return client;
 }
 
-/** The part of a `pg` `Pool` the stores use: `connect()` checks a client out. */
+/**
+ * The part of a `pg` `Pool` the stores use: `connect()` checks a client out. The callback form
+ * is never called; it is declared so that TypeScript reads the client type (`pg.PoolClient`) off
+ * a `pg.Pool`, and `context.transaction` is typed as one. Any object with `connect(): Promise<C>`
+ * fits too.
+ */
 export interface PostgresPoolLike<C extends PostgresClientLike = PostgresClientLike> {
   /** Checks out a client; release it when done. */
   connect(): Promise<C>;
+  /** The callback form of a `pg.Pool` (never called by the SDK). */
+  connect(callback: (err: Error | undefined, client: C | undefined, done: (release?: Error | boolean) => void) => void): void;
 }
 
 /** Settings the PostgreSQL stores share. */
