@@ -221,6 +221,12 @@ function settingsOf(options: WebhookHandlerOptions): HandlerSettings & { maxBody
  * @throws InvalidArgumentError for invalid options.
  */
 export function createWebhookHandler<T>(options: TransactionalWebhookHandlerOptions<T>): WebhookHandler;
+/**
+ * Creates a webhook receiver with any {@link EventStore} (the in-memory default, `RedisEventStore`,
+ * your own): the same receiver as above, without `context.transaction`.
+ *
+ * @throws InvalidArgumentError for invalid options.
+ */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler;
 export function createWebhookHandler(options: WebhookHandlerOptions | TransactionalWebhookHandlerOptions<unknown>): WebhookHandler {
   const settings = settingsOf(options as WebhookHandlerOptions);
