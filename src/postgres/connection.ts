@@ -1,7 +1,7 @@
 import { positiveNumber } from '../core/checks.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { log, type Logger } from '../core/logger.js';
-import { PostgresStoreError, storeErrorOf } from './failures.js';
+import { storeErrorOf, type PostgresStoreError } from './failures.js';
 
 /** A statement's result, as node-postgres (`pg`) returns it: the rows the stores read. */
 export interface PostgresQueryResult {

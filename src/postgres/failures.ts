@@ -67,7 +67,7 @@ const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '57P05', '57014', '55P03
 const UNAVAILABLE_CLASSES = ['08', '40'];
 
 /** The kind of a failure with SQLSTATE `code` (undefined: no answer). */
-export function classify(code: string | undefined): PostgresFailureKind {
+function classify(code: string | undefined): PostgresFailureKind {
   if (code === undefined) return 'unreachable';
   if (UNAVAILABLE.has(code) || UNAVAILABLE_CLASSES.includes(code.slice(0, 2))) return 'unavailable';
   return 'misconfigured';

@@ -41,7 +41,7 @@ function runnerOf(): { prefix: string[]; uid: number; gid: number } | undefined 
   return undefined;
 }
 
-export const PG_BINDIR = findBindir();
+const PG_BINDIR = findBindir();
 const RUNNER = PG_BINDIR === undefined ? undefined : runnerOf();
 /** Whether a PostgreSQL server can be started here: the suites skip (loudly) otherwise. */
 export const POSTGRES_AVAILABLE = PG_BINDIR !== undefined && RUNNER !== undefined;
@@ -61,7 +61,7 @@ if (!POSTGRES_AVAILABLE) {
 
 /** The least-privilege role of docs/postgres.md the stores connect as, and its password. */
 export const APP_ROLE = 'merchant_app';
-export const APP_PASSWORD = 'app-password-5d1c';
+const APP_PASSWORD = 'app-password-5d1c';
 
 /**
  * A pool on `url` whose idle clients may die with the server (a stop, a crash) without an

@@ -8,7 +8,7 @@ import { eventSchema, journalSchema } from '../../../src/postgres/index.js';
 import { APP_ROLE } from './postgres-server.js';
 
 /** The grant docs/postgres.md gives the application's role on each table. */
-export const grantOf = (table: string): string => `GRANT SELECT, INSERT, UPDATE, DELETE ON ${table} TO ${APP_ROLE}`;
+const grantOf = (table: string): string => `GRANT SELECT, INSERT, UPDATE, DELETE ON ${table} TO ${APP_ROLE}`;
 
 /** Creates the journal table `name` and grants it. */
 export async function makeJournalTable(admin: pg.ClientBase | pg.Pool, name: string): Promise<void> {
