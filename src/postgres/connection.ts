@@ -72,8 +72,8 @@ export interface PostgresStoreOptions<C extends PostgresClientLike = PostgresCli
   /**
    * A statement (with the wait for a pooled connection) not answered within this many ms counts
    * as a failure (default 5000): the journal refuses the money-moving call before sending it; the
-   * event store answers the delivery 503. The connection it was sent on is destroyed, which ends
-   * its transaction on the server.
+   * event store answers the delivery 503. The connection of a failed statement is destroyed, never
+   * pooled again, which ends its session and any transaction on the server.
    */
   readonly statementTimeoutMs?: number;
 }
@@ -163,8 +163,9 @@ export class PostgresRunner<C extends PostgresClientLike = PostgresClientLike> {
       return result;
     } catch (err) {
       const failure = storeErrorOf(err, operation, values, !sent);
-      // A client without an answer may still run the statement: destroy it (the server then ends it).
-      client?.release(failure.code === undefined ? new Error('destroyed') : undefined);
+      // Destroyed, never pooled: without an answer it may still run the statement (the server ends
+      // it with the session), and an error answer may have been the session's last (57P01).
+      client?.release(new Error('destroyed'));
       work.catch(() => undefined);
       this.#failed(failure);
       throw failure;
