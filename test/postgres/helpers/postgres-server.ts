@@ -126,6 +126,10 @@ export async function startPostgres(): Promise<PostgresServer> {
     pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
   };
   await start();
+  // A test process that ends without its afterAll (a worker torn down) still stops its server.
+  process.once('exit', () => {
+    if (pid !== 0 && alive(pid)) process.kill(pid, 'SIGINT');
+  });
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
