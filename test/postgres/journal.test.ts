@@ -88,6 +88,12 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgresJournal (real PostgreSQL)', () => 
     await a.settle('scope1', 'k1');
     await a.settle('scope1', 'absent');
     expect(await keysIn()).toEqual(['k0', 'k2', 'young']);
+    // A settle after a record that was answered deletes the row: no tombstone is left behind.
+    expect((await admin.query(`SELECT key FROM ${table} ORDER BY key`)).rows.map((r: { key: string }) => r.key)).toEqual([
+      'k0',
+      'k2',
+      'young',
+    ]);
   });
 
   it('two instances claiming at once get each intent once (FOR UPDATE SKIP LOCKED)', async () => {
@@ -183,6 +189,10 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgresJournal (real PostgreSQL)', () => 
     });
     expect(await j.openAfter({ scope: 'scope1', createdAfter: 100, limit: 0 })).toEqual({ total: 3, intents: [] });
     expect(await j.openAfter({ scope: 'scope1', createdAfter: 9000, limit: 5 })).toEqual({ total: 0, intents: [] });
+    // A record that does not read back is counted, never listed as an intent.
+    await admin.query(`INSERT INTO ${table} (scope, key, created_at, intent) VALUES ('scope1', 'bad', 8000, 'not json')`);
+    expect(await j.openAfter({ scope: 'scope1', createdAfter: 7500, limit: 5 })).toEqual({ total: 1, intents: [] });
+    await admin.query(`DELETE FROM ${table} WHERE key = 'bad'`);
     expect((await j.claim(request({ createdBefore: 10_000 }))).map((r) => r.key)).toEqual(['old', 'y1', 'y2', 'y3']);
   });
 
