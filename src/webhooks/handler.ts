@@ -6,7 +6,7 @@ import { createDeliveryCounter, type TelemetryOptions } from '../core/otel.js';
 import { WebhookParseError, WebhookSignatureError } from './errors.js';
 import { claimEvent } from './delivery-claim.js';
 import { errorText, type Settings } from './delivery-settings.js';
-import type { EventStore, TransactionalEventStore } from './event-store.js';
+import type { EventStore } from './event-store.js';
 import type { WebhookEvent } from './events.js';
 import { normalizeHeaders, type WebhookHeaderMap, type WebhookHeaders } from './headers.js';
 import { MemoryEventStore } from './memory-event-store.js';
@@ -16,6 +16,7 @@ import { receiveEvent } from './parse.js';
 import { toRawBytes } from './raw-body.js';
 import { respond, type WebhookResponse } from './responses.js';
 import { runOnEvent } from './run-on-event.js';
+import type { TransactionalWebhookHandlerOptions } from './transactional-options.js';
 
 /** The service's delivery timeout (spec, Events > Delivery contract): 10 seconds. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -52,35 +53,6 @@ export interface WebhookEventContext {
    * does not move the bound; `signal` is what to rely on.
    */
   readonly deadline: number;
-}
-
-/**
- * What `onEvent` receives with a {@link TransactionalEventStore} (`PostgresEventStore`): the
- * context, and the transaction that marks the event processed.
- */
-export interface TransactionalEventContext<T> extends WebhookEventContext {
-  /**
-   * A database client inside the transaction that holds the event's processed mark: write the
-   * event's effects through it, and they commit together with the mark once `onEvent` resolves,
-   * or roll back with it when `onEvent` throws or the commit fails (the delivery is then answered
-   * non-2xx and processed again on redelivery). Do not commit, roll back or release it yourself,
-   * and do not use it after `onEvent` settles.
-   */
-  readonly transaction: T;
-}
-
-/**
- * Settings of {@link createWebhookHandler} with a {@link TransactionalEventStore}: those of
- * {@link WebhookHandlerOptions}, and `onEvent` receives `context.transaction`.
- */
-export interface TransactionalWebhookHandlerOptions<T> extends Omit<WebhookHandlerOptions, 'onEvent' | 'store'> {
-  /**
-   * Processes one event inside the transaction of `context.transaction`: its writes through that
-   * transaction commit exactly once per `event_id`, together with the event's processed mark.
-   */
-  readonly onEvent: (event: WebhookEvent, context: TransactionalEventContext<T>) => void | Promise<void>;
-  /** The store that opens the transaction (`PostgresEventStore` of `merchant-stablecoin/postgres`). */
-  readonly store: TransactionalEventStore<T>;
 }
 
 /** Settings of {@link createWebhookHandler}. */

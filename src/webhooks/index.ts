@@ -53,10 +53,9 @@ export {
   type WebhookHandler,
   type WebhookHandlerOptions,
   type WebhookEventContext,
-  type TransactionalEventContext,
-  type TransactionalWebhookHandlerOptions,
   type WebhookVerifier,
 } from './handler.js';
+export type { TransactionalEventContext, TransactionalWebhookHandlerOptions } from './transactional-options.js';
 export type { NodeRequestLike, NodeResponseLike } from './node-types.js';
 export { OUTCOME_STATUS, type WebhookOutcome, type WebhookResponse, type WebhookResponseBody } from './responses.js';
 export {
