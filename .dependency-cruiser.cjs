@@ -78,9 +78,9 @@ module.exports = {
     {
       name: 'fleet-stores-plug-into-contracts',
       comment:
-        'src/redis plugs into the contracts only (src/redis/README.md): errors, time, the logger, the token store, the journal contract, the limits, the event store.',
+        'The fleet stores (src/redis, src/postgres) plug into the contracts only (their READMEs): errors, time, the logger, the token store, the journal contract, the limits, the event store.',
       severity: 'error',
-      from: { path: '^src/redis/' },
+      from: { path: '^src/(redis|postgres)/' },
       to: {
         path: '^src/(core|webhooks|resources|testing|client)',
         pathNot:
@@ -93,6 +93,13 @@ module.exports = {
       severity: 'error',
       from: { pathNot: '^src/redis/' },
       to: { path: '^src/redis/' },
+    },
+    {
+      name: 'postgres-stays-optional',
+      comment: 'Nothing outside src/postgres imports it, so no other entry needs pg.',
+      severity: 'error',
+      from: { pathNot: '^src/postgres/' },
+      to: { path: '^src/postgres/' },
     },
   ],
   options: {

@@ -14,6 +14,7 @@ const ENTRIES = {
   'testing-msw': 'src/testing/msw.ts',
   webhooks: 'src/webhooks/index.ts',
   redis: 'src/redis/index.ts',
+  postgres: 'src/postgres/index.ts',
 };
 
 /**
@@ -71,7 +72,8 @@ const shared: Options = {
   // Shared chunks: one copy of the client and error classes across entries, so instanceof holds.
   splitting: true,
   // msw is an optional peer of the testing/msw entry only; @opentelemetry/api an optional peer of all.
-  external: ['msw', 'msw/node', '@opentelemetry/api'],
+  // pg likewise, of the postgres entry (which never imports it at run time: the caller passes a pool).
+  external: ['msw', 'msw/node', '@opentelemetry/api', 'pg'],
   // zod's code is bundled (tree-shaken) rather than imported from node_modules: loading its
   // ~60 ESM files took most of the SDK's import time (`npm run bench`). Its types stay a
   // dependency: the published declarations infer result types from `zod/mini`.
@@ -123,7 +125,7 @@ export default defineConfig([
     target: 'es2022',
     platform: 'neutral',
     // The simulator's server and the fleet stores use `node:` modules that Bun and Deno provide.
-    external: [...(shared.external ?? []), /^node:/, 'ioredis'],
+    external: [...(shared.external ?? []), /^node:/, 'ioredis', 'pg'],
     esbuildPlugins: [openapiJson, webPlatform],
     onSuccess: () => blankRedundantBareImports('dist/web'),
   },

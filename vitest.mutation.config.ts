@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * the money-critical modules: signing, retry policy, url, money, the request pipeline (the files
  * of `src/core/README.md`'s "one call's path": pipeline, call, attempt runner, bucket gate,
  * deadline, result, service clock, token exchange), token manager, pagination, response, errors,
- * the webhook handler and the intent journal (journal, its hook, rules, recovery and report).
+ * the webhook handler (with its claim and onEvent steps) and the intent journal (journal, its hook, rules, recovery and report).
  *
  * The unit and wire tests of those modules, the hostile-server and limiter suites, the telemetry
  * suite (a wait at admission shows only in the call's trace), the sandbox suites that drive

@@ -1,18 +1,18 @@
 // The intent journal's cost per money-moving call: the same SDK withdrawal with no journal, with
-// `MemoryJournal` and with `RedisJournal` (a redis-server started here on a free loopback port,
-// no persistence: the Redis of a fleet is another host, so this is its floor), alternating
+// `MemoryJournal`, with `RedisJournal` (a redis-server started here on a free loopback port, no
+// persistence: the Redis of a fleet is another host, so this is its floor) and with
+// `PostgresJournal` (a PostgreSQL started here, commits as shipped: fsync on), alternating
 // contenders round by round. Each journaled call records its intent before sending and settles
-// it after the 201: one Lua script each way on Redis.
+// it after the 201: one Lua script each way on Redis, one committed statement each way on PostgreSQL.
 //
 // suite.mjs runs it as part of `npm run bench`. `node bench/journal.mjs` runs it alone against
 // its own server process (after `npm run build`), for a focused measurement.
-import { spawn, fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { delimiter, join } from 'node:path';
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import * as C from './contenders.mjs';
+import { startPostgres, startRedis } from './stores.mjs';
 
 const median = (xs) => {
   const s = Float64Array.from(xs).sort();
@@ -21,48 +21,9 @@ const median = (xs) => {
 const round = (x, d = 1) => (Number.isFinite(x) ? Number(x.toFixed(d)) : null);
 const rotate = (arr, k) => arr.map((_, i) => arr[(i + k) % arr.length]);
 
-function findRedisServer() {
-  if (process.env.REDIS_SERVER_BIN && existsSync(process.env.REDIS_SERVER_BIN)) return process.env.REDIS_SERVER_BIN;
-  for (const dir of (process.env.PATH ?? '').split(delimiter))
-    if (dir && existsSync(join(dir, 'redis-server'))) return join(dir, 'redis-server');
-  return ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => existsSync(p));
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts redis-server on a free port; resolves with its port and a stop function, or undefined when none is installed. */
-async function startRedis() {
-  const bin = findRedisServer();
-  if (bin === undefined) return undefined;
-  const port = await freePort();
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  await new Promise((resolve, reject) => {
-    const collect = (b) => {
-      out += b;
-      if (out.includes('Ready to accept connections')) resolve();
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out.slice(-300)}`)));
-  });
-  return { port, stop: () => child.kill('SIGKILL') };
-}
-
 /**
  * Latency at concurrency 1 (median of every call) and client CPU per call at concurrency 64, for
- * the three clients; `added*` are the journal's share. `cfg` takes `rounds`, `callsPerRound`,
+ * the clients; `added*` are the journal's share. `cfg` takes `rounds`, `callsPerRound`,
  * `concurrency`, `cpuCallsPerRound`, `warmupCalls`.
  */
 export async function journalCost(sdk, origin, cfg, log = () => undefined) {
@@ -77,6 +38,19 @@ export async function journalCost(sdk, origin, cfg, log = () => undefined) {
     contenders.push(C.sdkClient(sdk, origin, { journal: new RedisJournal({ redis, prefix: 'bench' }) }, 'redis'));
   } else {
     log('journal: no redis-server found; RedisJournal not measured');
+  }
+  const pgServer = await startPostgres();
+  let pool;
+  if (pgServer !== undefined) {
+    const pg = rootRequire('pg');
+    const { PostgresJournal } = await import(pathToFileURL(join(C.ROOT, 'dist', 'postgres.js')).href);
+    pool = new pg.Pool({ connectionString: pgServer.url, max: cfg.concurrency });
+    pool.on('error', () => undefined);
+    const journal = new PostgresJournal({ pool, statementTimeoutMs: 120_000 });
+    await journal.ensureSchema();
+    contenders.push(C.sdkClient(sdk, origin, { journal }, 'postgres'));
+  } else {
+    log('journal: no PostgreSQL found; PostgresJournal not measured');
   }
   try {
     for (const c of contenders) for (let i = 0; i < cfg.warmupCalls; i++) await c.call();
@@ -100,11 +74,11 @@ export async function journalCost(sdk, origin, cfg, log = () => undefined) {
         cpu[c.name].push((used.user + used.system) / cfg.cpuCallsPerRound);
       }
     }
-    const out = { rounds: cfg.rounds, callsPerRound: cfg.callsPerRound, redisRoundTripsPerCall: 2 };
+    const out = { rounds: cfg.rounds, callsPerRound: cfg.callsPerRound, redisRoundTripsPerCall: 2, postgresRoundTripsPerCall: 2 };
     for (const c of contenders) {
       out[c.name] = { latencyMedianUs: round(median(latency[c.name])), clientCpuUsPerCall: round(median(cpu[c.name])) };
     }
-    for (const name of ['memory', 'redis']) {
+    for (const name of ['memory', 'redis', 'postgres']) {
       if (out[name] === undefined) continue;
       out[name].addedLatencyUs = round(out[name].latencyMedianUs - out.none.latencyMedianUs);
       out[name].addedCpuUs = round(out[name].clientCpuUsPerCall - out.none.clientCpuUsPerCall);
@@ -114,6 +88,8 @@ export async function journalCost(sdk, origin, cfg, log = () => undefined) {
     for (const c of contenders) await c.close();
     await redis?.quit();
     redisServer?.stop();
+    await pool?.end();
+    pgServer?.stop();
   }
 }
 

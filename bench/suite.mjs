@@ -12,6 +12,7 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 const createHashModule = { createHash };
 import * as C from './contenders.mjs';
 import { journalCost } from './journal.mjs';
+import { webhookCost } from './webhooks.mjs';
 import { measureColdStart } from './cold-start.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -25,6 +26,10 @@ const CFG = {
   journalRounds: QUICK ? 3 : 9,
   journalCallsPerRound: QUICK ? 100 : 400,
   journalCpuCallsPerRound: QUICK ? 640 : 2000,
+  webhookRounds: QUICK ? 3 : 9,
+  webhookDeliveriesPerRound: QUICK ? 100 : 400,
+  webhookConcurrency: 16,
+  webhookCpuDeliveriesPerRound: QUICK ? 320 : 1600,
   concurrency: 64,
   singleFlightCalls: 1000,
   paginationPages: Number(process.env.BENCH_PAGES ?? (QUICK ? 500 : 10_000)),
@@ -198,8 +203,9 @@ try {
   }
 
   // -------------------------------------------------------------------------------------------
-  // 1b. The intent journal's cost per money-moving call: no journal, MemoryJournal, RedisJournal.
-  log('intent journal: none, MemoryJournal, RedisJournal');
+  // 1b. The intent journal's cost per money-moving call: no journal, MemoryJournal, RedisJournal,
+  // PostgresJournal.
+  log('intent journal: none, MemoryJournal, RedisJournal, PostgresJournal');
   results.journal = await journalCost(
     sdk,
     ORIGIN,
@@ -209,6 +215,21 @@ try {
       concurrency: CFG.concurrency,
       cpuCallsPerRound: CFG.journalCpuCallsPerRound,
       warmupCalls: CFG.warmupCalls / 2,
+    },
+    log,
+  );
+
+  // -------------------------------------------------------------------------------------------
+  // 1c. A webhook delivery's cost per event store: MemoryEventStore, RedisEventStore,
+  // PostgresEventStore (and with the merchant's one-row write: autocommit vs in the transaction).
+  log('webhook delivery: MemoryEventStore, RedisEventStore, PostgresEventStore');
+  results.webhooks = await webhookCost(
+    {
+      rounds: CFG.webhookRounds,
+      deliveriesPerRound: CFG.webhookDeliveriesPerRound,
+      concurrency: CFG.webhookConcurrency,
+      cpuDeliveriesPerRound: CFG.webhookCpuDeliveriesPerRound,
+      warmup: CFG.warmupCalls / 4,
     },
     log,
   );
@@ -710,8 +731,24 @@ function renderTable(r) {
     jn.redis === undefined
       ? 'RedisJournal not measured (no redis-server)'
       : `RedisJournal (local redis-server, ${jn.redisRoundTripsPerCall} round trips) +${jn.redis.addedLatencyUs} µs latency, +${jn.redis.addedCpuUs} µs client CPU`;
+  const pgJournal =
+    jn.postgres === undefined
+      ? 'PostgresJournal not measured (no PostgreSQL)'
+      : `PostgresJournal (local PostgreSQL, fsync on, ${jn.postgresRoundTripsPerCall} commits) +${jn.postgres.addedLatencyUs} µs latency, +${jn.postgres.addedCpuUs} µs client CPU`;
   lines.push(
-    `| intent journal, added per money-moving call | no journal ${jn.none.latencyMedianUs} µs latency c=1, ${jn.none.clientCpuUsPerCall} µs client CPU at c=${CFG.concurrency}; MemoryJournal +${jn.memory.addedLatencyUs} µs latency, +${jn.memory.addedCpuUs} µs client CPU; ${redisJournal} |`,
+    `| intent journal, added per money-moving call | no journal ${jn.none.latencyMedianUs} µs latency c=1, ${jn.none.clientCpuUsPerCall} µs client CPU at c=${CFG.concurrency}; MemoryJournal +${jn.memory.addedLatencyUs} µs latency, +${jn.memory.addedCpuUs} µs client CPU; ${redisJournal}; ${pgJournal} |`,
+  );
+  const wh = r.webhooks;
+  const whRedis =
+    wh.redis === undefined
+      ? 'RedisEventStore not measured (no redis-server)'
+      : `RedisEventStore +${wh.redis.addedLatencyUs} µs latency, +${wh.redis.addedCpuUs} µs CPU`;
+  const whPg =
+    wh.postgres === undefined
+      ? 'PostgresEventStore not measured (no PostgreSQL)'
+      : `PostgresEventStore (a transaction and its commit, fsync on) +${wh.postgres.addedLatencyUs} µs latency, +${wh.postgres.addedCpuUs} µs CPU; with the merchant's one-row INSERT, in the transaction (exactly once) vs autocommit beside MemoryEventStore (at least once): ${wh.postgresWithInsert.latencyMedianUs} vs ${wh.memoryWithInsert.latencyMedianUs} µs latency (+${wh.postgresWithInsert.addedLatencyUs}), ${wh.postgresWithInsert.cpuUsPerDelivery} vs ${wh.memoryWithInsert.cpuUsPerDelivery} µs CPU`;
+  lines.push(
+    `| webhook delivery (handle(), in process), per event store | MemoryEventStore ${wh.memory.latencyMedianUs} µs latency c=1, ${wh.memory.cpuUsPerDelivery} µs CPU at c=${wh.concurrency}; ${whRedis}; ${whPg} |`,
   );
   lines.push(
     `| signing per request | SDK node:crypto signer ${r.signing.sdkUsPerRequest} µs, SDK Web Crypto signer ${r.signing.sdkWebCryptoUsPerRequest} µs (inline createHmac ${r.signing.inlineUsPerRequest} µs; keyed HMAC reuse via hash.copy() ${r.signing.keyedHmacReuseUsPerRequest} µs) |`,

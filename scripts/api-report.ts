@@ -23,6 +23,7 @@ const ENTRIES = [
   { dts: 'dist/testing-msw.d.ts', report: 'testing-msw' },
   { dts: 'dist/webhooks.d.ts', report: 'webhooks' },
   { dts: 'dist/redis.d.ts', report: 'redis' },
+  { dts: 'dist/postgres.d.ts', report: 'postgres' },
 ] as const;
 
 const local = process.argv.includes('--local');

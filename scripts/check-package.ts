@@ -11,7 +11,7 @@
  *     they name is inside it or marked as a repository file: test/package/doc-references.ts), with
  *     a package.json that has no `prepare` script while the repository's keeps it (prepack and
  *     postpack: scripts/pack-manifest.ts); then `npm install <tarball>` into a fresh consumer
- *     project (dependencies come from the npm cache or the registry; msw and ioredis, optional
+ *     project (dependencies come from the npm cache or the registry; msw, ioredis and pg, optional
  *     peers, are not installed, as for a user who does not need them), which must print no
  *     warning about the package's install scripts (npm 11: "not yet covered by allowScripts").
  *  4b. The guides' first steps, as a user takes them, in empty folders: `npm init -y`, then
@@ -434,7 +434,7 @@ async function main(): Promise<void> {
       };
       const lifecycle = ['preinstall', 'install', 'postinstall', 'prepare'].filter((s) => installed.scripts?.[s] !== undefined);
       if (lifecycle.length > 0) throw new GateFailure(`the packed package.json has install scripts: ${lifecycle.join(', ')}`);
-      for (const optional of ['msw', 'ioredis']) {
+      for (const optional of ['msw', 'ioredis', 'pg']) {
         if (existsSync(join(consumer, 'node_modules', optional)))
           throw new GateFailure(`the optional peer ${optional} was installed; consumers must not get it by default`);
       }

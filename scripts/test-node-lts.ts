@@ -14,9 +14,10 @@ import { NODE_LTS, ROOT, binary, installRuntimes } from './runtimes.js';
 
 /**
  * The suites that pin money behaviour: call state, retries, errors, the webhook receiver, the
- * sandbox, and the intent journal with its crash recovery (real child processes killed with SIGKILL).
+ * sandbox, the intent journal with its crash recovery (real child processes killed with SIGKILL),
+ * and the PostgreSQL journal and event store (exactly once in the merchant's database).
  */
-const SUITES = ['test/core', 'test/reliability', 'test/webhooks', 'test/testing', 'test/journal'];
+const SUITES = ['test/core', 'test/reliability', 'test/webhooks', 'test/testing', 'test/journal', 'test/postgres'];
 
 type Outcome = { readonly status: 'passed' | 'failed' | 'not run'; readonly detail: string };
 

@@ -110,8 +110,8 @@ export interface MerchantClientOptions {
    * An intent journal: every call that moves funds (and a card activation) is recorded in it
    * before its first byte is sent, and settled once its outcome is known, so that
    * `client.recover()` in a new process finishes what a crashed one started.
-   * `RedisJournal` (`merchant-stablecoin/redis`), your own database (the three-method
-   * {@link IntentJournal}), or `MemoryJournal` in tests. None by default. See
+   * `PostgresJournal` (`merchant-stablecoin/postgres`), `RedisJournal` (`merchant-stablecoin/redis`),
+   * your own store (the three-method {@link IntentJournal}), or `MemoryJournal` in tests. None by default. See
    * docs/idempotency-and-retries.md, "If your process dies mid-call".
    */
   readonly journal?: IntentJournal;

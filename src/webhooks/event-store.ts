@@ -37,3 +37,52 @@ export interface EventStore {
   /** Drops the in-progress claim of `eventId` (after `onEvent` failed or timed out). */
   release(eventId: string): void | Promise<void>;
 }
+
+/** How {@link TransactionalEventStore.claimInTransaction} may wait. */
+export interface TransactionalClaimOptions {
+  /** Lease of the claim: a transaction idle this long (a frozen process) is ended by the store. */
+  readonly ttlMs: number;
+  /**
+   * How long to wait for another delivery of the same event that is in flight (its transaction
+   * not yet ended): the time left before the receiver answers. Past it the claim is `in_progress`.
+   */
+  readonly waitMs: number;
+}
+
+/**
+ * What {@link TransactionalEventStore.claimInTransaction} returns: `duplicate` or `in_progress` as
+ * from {@link EventStore.claim}, or `claimed` with an open transaction that holds the event's
+ * processed mark, uncommitted.
+ */
+export type TransactionalClaim<T> =
+  | { readonly result: 'duplicate' | 'in_progress' }
+  | {
+      readonly result: 'claimed';
+      /** The transaction `onEvent` writes its effects through (`context.transaction`). */
+      readonly transaction: T;
+      /** Commits the mark and the effects together; rejects when they did not commit. */
+      commit(): Promise<void>;
+      /** Rolls both back (`onEvent` failed): a redelivery is processed. Never rejects. */
+      rollback(): Promise<void>;
+    };
+
+/**
+ * An {@link EventStore} that can mark an event processed inside a transaction of the merchant's
+ * own database (`PostgresEventStore` of `merchant-stablecoin/postgres`). With it the receiver
+ * hands `onEvent` that transaction as `context.transaction`, and commits it only when `onEvent`
+ * succeeded: the event's effects and its mark commit together or not at all, so a redelivery
+ * after a crash at any point neither loses nor repeats them.
+ *
+ * Contract: of concurrent claims of one id, one gets `claimed`; the others wait for its
+ * transaction to end, up to `waitMs` (then `in_progress`), and get `duplicate` if it committed or
+ * `claimed` if it rolled back. A transaction of a process that died ends with its connection.
+ */
+export interface TransactionalEventStore<T> extends EventStore {
+  /** Claims `eventId` inside a new transaction (see the interface's contract). */
+  claimInTransaction(eventId: string, options: TransactionalClaimOptions): Promise<TransactionalClaim<T>>;
+}
+
+/** Whether `store` offers {@link TransactionalEventStore.claimInTransaction}. */
+export function isTransactional(store: EventStore): store is TransactionalEventStore<unknown> {
+  return typeof (store as Partial<TransactionalEventStore<unknown>>).claimInTransaction === 'function';
+}

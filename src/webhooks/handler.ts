@@ -1,10 +1,11 @@
 import { InvalidArgumentError } from '../core/errors/errors.js';
 import { resolveLogLevel } from '../core/telemetry/log-level.js';
-import { leveledLogger, log, type Logger, type LogLevelSetting } from '../core/telemetry/logger.js';
+import { leveledLogger, log } from '../core/telemetry/logger.js';
 import { envVar } from '../core/platform/runtime.js';
-import { createDeliveryCounter, type TelemetryOptions } from '../core/telemetry/otel.js';
-import { WebhookParseError, WebhookSignatureError, WebhookTimeoutError } from './errors.js';
-import type { EventStore } from './event-store.js';
+import { createDeliveryCounter } from '../core/telemetry/delivery-counter.js';
+import { WebhookParseError, WebhookSignatureError } from './errors.js';
+import { claimEvent } from './delivery-claim.js';
+import { errorText, type Settings } from './delivery-settings.js';
 import type { WebhookEvent } from './events.js';
 import { normalizeHeaders, type WebhookHeaderMap, type WebhookHeaders } from './headers.js';
 import { MemoryEventStore } from './memory-event-store.js';
@@ -13,100 +14,15 @@ import type { NodeRequestLike, NodeResponseLike } from './node-types.js';
 import { receiveEvent } from './parse.js';
 import { toRawBytes } from './raw-body.js';
 import { respond, type WebhookResponse } from './responses.js';
-
-/** The service's delivery timeout (spec, Events > Delivery contract): 10 seconds. */
-export const DELIVERY_TIMEOUT_MS = 10_000;
-/** Default bound of a delivery's handling, below {@link DELIVERY_TIMEOUT_MS}: 8 seconds. */
-export const DEFAULT_HANDLER_TIMEOUT_MS = 8_000;
-/**
- * Default deadline of the body read by the `node:http` listener: 3 seconds from the request's
- * arrival, well inside the service's 10-second delivery timeout, so that a body trickled byte by
- * byte cannot hold a socket for Node's 300-second default.
- */
-export const DEFAULT_BODY_TIMEOUT_MS = 3_000;
-
-/**
- * Verifies a delivery's signature. Return true to accept; return false or throw to reject
- * (answered 401). Called before anything else, with the exact bytes received as a `Uint8Array`:
- * a Buffer where the runtime has one (Node, Bun), a plain Uint8Array elsewhere (workerd, Deno,
- * browsers). Decode with `TextDecoder` and compute with Web Crypto (`crypto.subtle`) for a hook
- * that runs on every runtime.
- *
- * The spec names the `z-signature` header but does not publish how it is computed: obtain the
- * scheme and key from the service. The SDK ships no built-in scheme on purpose.
- */
-export type WebhookVerifier = (rawBody: Uint8Array, headers: WebhookHeaderMap) => boolean | Promise<boolean>;
-
-/** What `onEvent` receives besides the event. */
-export interface WebhookEventContext {
-  /** Aborted (reason: {@link WebhookTimeoutError}) when the handler's time bound expires. */
-  readonly signal: AbortSignal;
-  /** The delivery's headers, lower-case names. */
-  readonly headers: WebhookHeaderMap;
-  /**
-   * Epoch ms by which the delivery is answered: the wall clock when `onEvent` starts plus the
-   * time left on the handler's own (monotonic) bound. A wall-clock step while `onEvent` runs
-   * does not move the bound; `signal` is what to rely on.
-   */
-  readonly deadline: number;
-}
-
-/** Settings of {@link createWebhookHandler}. */
-export interface WebhookHandlerOptions {
-  /**
-   * Processes one event, at most once per `event_id` across deliveries. Resolve only when the
-   * work is durably done: the delivery is acknowledged (2xx) only then. Throw to have the
-   * service deliver it again. Unknown event types arrive too (`event.known === false`), and so
-   * do verified events that deviate from the SDK's typing (`NonConformingEvent`, with
-   * `issues`): acknowledge them when handled, or they are redelivered until the service gives up.
-   */
-  readonly onEvent: (event: WebhookEvent, context: WebhookEventContext) => void | Promise<void>;
-  /**
-   * Deduplication store (default: a new {@link MemoryEventStore}, for one process only). When it
-   * cannot answer (`claim` throws or answers something else), the delivery is answered 503 and
-   * `onEvent` is not called: the service delivers it again later.
-   */
-  readonly store?: EventStore;
-  /** Signature check, called before anything else. See {@link WebhookVerifier}. */
-  readonly verify?: WebhookVerifier;
-  /**
-   * Bound of a delivery's handling in ms, below the service's 10-second timeout (default
-   * 8000). On expiry the delivery is answered 503 and `onEvent`'s signal is aborted.
-   */
-  readonly timeoutMs?: number;
-  /** A warning is logged when `onEvent` succeeds after this many ms (default 75% of `timeoutMs`). */
-  readonly warnAfterMs?: number;
-  /**
-   * Lease of an in-progress claim in the store, in ms (default 60 000). Must exceed
-   * `timeoutMs`; a claim of a crashed process frees after it.
-   */
-  readonly claimTtlMs?: number;
-  /** Largest body the `node:http` listener reads, in bytes (default 256 KiB). */
-  readonly maxBodyBytes?: number;
-  /**
-   * Deadline of the body read by the `node:http` listener, in ms from the request's arrival
-   * (default {@link DEFAULT_BODY_TIMEOUT_MS}); must be below `timeoutMs`, which also counts the
-   * read. A body not complete by then is answered 408 and the connection closed.
-   */
-  readonly bodyTimeoutMs?: number;
-  /**
-   * Logger (`console`, pino, ...), as the client's: `console` by default. Never receives bodies,
-   * OTP codes or signatures.
-   */
-  readonly logger?: Logger;
-  /**
-   * The least severe level passed to the logger, or `off`, as the client's `logLevel`: default
-   * `MERCHANT_API_LOG`, else `warn` (the missing `verify` at creation, a delivery rejected or
-   * malformed, a parsed body given instead of the raw bytes, a store failure).
-   */
-  readonly logLevel?: LogLevelSetting;
-  /**
-   * OpenTelemetry, as the client's `telemetry` option: counts deliveries in
-   * `merchant_stablecoin.webhook.deliveries` by `outcome` (`processed`, `duplicate`, `in_progress`,
-   * `invalid_signature`, `invalid_event`, `failed`, `timeout`, ...) and `event_type`.
-   */
-  readonly telemetry?: TelemetryOptions;
-}
+import { runOnEvent } from './run-on-event.js';
+import type { TransactionalWebhookHandlerOptions } from './transactional-options.js';
+import {
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_HANDLER_TIMEOUT_MS,
+  DELIVERY_TIMEOUT_MS,
+  type WebhookHandlerOptions,
+  type WebhookVerifier,
+} from './handler-options.js';
 
 /**
  * A webhook receiver: a `node:http` request listener (also usable as Express middleware after
@@ -122,14 +38,8 @@ export interface WebhookHandler {
   handle(rawBody: string | Uint8Array, headers: WebhookHeaders): Promise<WebhookResponse>;
 }
 
-interface Settings {
-  readonly onEvent: WebhookHandlerOptions['onEvent'];
-  readonly store: EventStore;
+interface HandlerSettings extends Settings {
   readonly verify: WebhookVerifier | undefined;
-  readonly timeoutMs: number;
-  readonly warnAfterMs: number;
-  readonly claimTtlMs: number;
-  readonly logger: Logger | undefined;
 }
 
 function bodyLimitsOf(options: WebhookHandlerOptions, timeoutMs: number): { maxBodyBytes: number; bodyTimeoutMs: number } {
@@ -142,7 +52,7 @@ function bodyLimitsOf(options: WebhookHandlerOptions, timeoutMs: number): { maxB
   return { maxBodyBytes, bodyTimeoutMs };
 }
 
-function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: number; bodyTimeoutMs: number } {
+function settingsOf(options: WebhookHandlerOptions): HandlerSettings & { maxBodyBytes: number; bodyTimeoutMs: number } {
   if (typeof options?.onEvent !== 'function') throw new InvalidArgumentError('onEvent', 'must be a function.');
   if (options.verify !== undefined && typeof options.verify !== 'function') throw new InvalidArgumentError('verify', 'must be a function.');
   const timeoutMs = options.timeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
@@ -182,13 +92,28 @@ function settingsOf(options: WebhookHandlerOptions): Settings & { maxBodyBytes: 
  * (the claim is then completed or released when `onEvent` settles late, so a redelivery never
  * runs beside a still-running first attempt until the claim's lease expires).
  *
+ * With a {@link TransactionalEventStore} (`PostgresEventStore`), the claim is a transaction of the
+ * merchant's database holding the event's processed mark: `onEvent` gets it as
+ * `context.transaction`, and it commits when `onEvent` resolves (200; 503 if the commit fails) or
+ * rolls back when it throws (500). A concurrent delivery of the event waits for it (up to the
+ * time it has left, then 409), and a redelivery after it committed is a duplicate: the event's
+ * effects written through it commit exactly once.
+ *
  * @example
  * const handler = createWebhookHandler({ verify, onEvent: async (event) => { ... } });
  * http.createServer(handler).listen(8080);
  * @throws InvalidArgumentError for invalid options.
  */
-export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
-  const settings = settingsOf(options);
+export function createWebhookHandler<T>(options: TransactionalWebhookHandlerOptions<T>): WebhookHandler;
+/**
+ * Creates a webhook receiver with any {@link EventStore} (the in-memory default, `RedisEventStore`,
+ * your own): the same receiver as above, without `context.transaction`.
+ *
+ * @throws InvalidArgumentError for invalid options.
+ */
+export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler;
+export function createWebhookHandler(options: WebhookHandlerOptions | TransactionalWebhookHandlerOptions<unknown>): WebhookHandler {
+  const settings = settingsOf(options as WebhookHandlerOptions);
   if (settings.verify === undefined) {
     log(
       settings.logger,
@@ -216,7 +141,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
 }
 
 async function processDelivery(
-  s: Settings,
+  s: HandlerSettings,
   rawBody: string | Uint8Array,
   rawHeaders: WebhookHeaders,
   startedAt: number,
@@ -249,38 +174,9 @@ async function processDelivery(
     });
     return respond('invalid_event', err.message);
   }
-  const fields = { eventId: event.event_id, eventType: event.event_type };
-
-  let claim: unknown;
-  try {
-    claim = await s.store.claim(event.event_id, s.claimTtlMs);
-  } catch (err) {
-    log(
-      s.logger,
-      'warn',
-      `webhooks: the event store could not answer; answered 503 without processing, so that the service delivers the event again: ${errorText(err)}`,
-      fields,
-    );
-    return respond('store_error', 'The receiver could not record the event; deliver again.', event);
-  }
-  if (claim === 'duplicate') {
-    log(s.logger, 'debug', 'webhooks: duplicate delivery acknowledged without processing', fields);
-    return respond('duplicate', undefined, event);
-  }
-  if (claim === 'in_progress') {
-    log(s.logger, 'info', 'webhooks: event already being processed; answered 409 so that the service retries later', fields);
-    return respond('in_progress', 'The event is being processed; deliver again later.', event);
-  }
-  if (claim !== 'claimed') {
-    log(
-      s.logger,
-      'error',
-      `webhooks: event store claim returned ${JSON.stringify(claim)}, expected 'claimed', 'duplicate' or 'in_progress'`,
-      fields,
-    );
-    return respond('store_error', 'The receiver could not record the event; deliver again.', event);
-  }
-  return runOnEvent(s, event, headers, startedAt);
+  const held = await claimEvent(s, event, startedAt);
+  if ('status' in held) return held;
+  return runOnEvent(s, event, headers, startedAt, held);
 }
 
 async function runVerify(
@@ -294,92 +190,4 @@ async function runVerify(
   } catch (err) {
     return err instanceof WebhookSignatureError ? err : new WebhookSignatureError(`verify threw: ${errorText(err)}`);
   }
-}
-
-async function runOnEvent(s: Settings, event: WebhookEvent, headers: WebhookHeaderMap, startedAt: number): Promise<WebhookResponse> {
-  const fields = { eventId: event.event_id, eventType: event.event_type };
-  // On the monotonic clock: a wall-clock step (NTP, a resumed VM) never moves the bound.
-  const deadline = startedAt + s.timeoutMs;
-  const controller = new AbortController();
-  // Shown to onEvent as epoch ms (what its own clock reads); nothing here waits on it.
-  const wallDeadline = Date.now() + Math.max(0, Math.round(deadline - performance.now()));
-  const run = (async () => s.onEvent(event, { signal: controller.signal, headers, deadline: wallDeadline }))();
-  const settled = run.then(
-    () => ({ ok: true as const }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expiry = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - performance.now()));
-  });
-  const result = await Promise.race([settled, expiry]);
-  clearTimeout(timer);
-
-  if (result === 'timeout') {
-    controller.abort(new WebhookTimeoutError(s.timeoutMs));
-    log(
-      s.logger,
-      'error',
-      `webhooks: onEvent did not finish within ${s.timeoutMs} ms (the service times out at 10 s); answered 503 so that the service retries. Move slow work to a queue.`,
-      { ...fields, durationMs: Math.round(performance.now() - startedAt) },
-    );
-    // Settle the claim when onEvent does: completed if it still succeeds, released otherwise.
-    void settled.then((late) => (late.ok ? finish(s, event, true) : release(s, event, late.error, true)));
-    return respond('timeout', `Processing exceeded ${s.timeoutMs} ms; deliver again.`, event);
-  }
-  if (!result.ok) {
-    await release(s, event, result.error, false);
-    return respond('failed', 'The receiver failed to process the event; deliver again.', event);
-  }
-  const durationMs = Math.round(performance.now() - startedAt);
-  if (durationMs >= s.warnAfterMs) {
-    log(
-      s.logger,
-      'warn',
-      `webhooks: onEvent took ${durationMs} ms, close to the bound of ${s.timeoutMs} ms (the service times out at 10 s). Move slow work to a queue.`,
-      { ...fields, durationMs },
-    );
-  }
-  await finish(s, event, false);
-  return respond('processed', undefined, event);
-}
-
-/** Records the event as processed; `late`: after the delivery was answered 503. */
-async function finish(s: Settings, event: WebhookEvent, late: boolean): Promise<void> {
-  const fields = { eventId: event.event_id, eventType: event.event_type };
-  try {
-    await s.store.complete(event.event_id);
-    log(
-      s.logger,
-      late ? 'warn' : 'debug',
-      late ? 'webhooks: onEvent finished after the delivery was answered 503; recorded as processed' : 'webhooks: event processed',
-      fields,
-    );
-  } catch (err) {
-    // The work is done; acknowledging is still right. A redelivery may be processed again.
-    log(s.logger, 'error', `webhooks: event processed but the store could not record it: ${errorText(err)}`, fields);
-  }
-}
-
-/** Releases the claim after `onEvent` failed; `late`: after the delivery was answered 503. */
-async function release(s: Settings, event: WebhookEvent, error: unknown, late: boolean): Promise<void> {
-  const fields = { eventId: event.event_id, eventType: event.event_type };
-  if (error instanceof WebhookTimeoutError)
-    log(s.logger, 'info', 'webhooks: onEvent stopped on its abort signal; claim released so that the redelivery is processed', fields);
-  else
-    log(
-      s.logger,
-      'error',
-      `webhooks: onEvent failed${late ? ' after the delivery timed out' : ''}; claim released so that the redelivery is processed: ${errorText(error)}`,
-      fields,
-    );
-  try {
-    await s.store.release(event.event_id);
-  } catch (err) {
-    log(s.logger, 'error', `webhooks: could not release the claim (it frees when its lease expires): ${errorText(err)}`, fields);
-  }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }

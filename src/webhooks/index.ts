@@ -43,18 +43,18 @@ export {
   type WebhookParseErrorReason,
   type WebhookIssue,
 } from './errors.js';
-export type { EventStore, ClaimResult } from './event-store.js';
+export type { EventStore, ClaimResult, TransactionalEventStore, TransactionalClaim, TransactionalClaimOptions } from './event-store.js';
 export { MemoryEventStore, type MemoryEventStoreOptions } from './memory-event-store.js';
+export { createWebhookHandler, type WebhookHandler } from './handler.js';
 export {
-  createWebhookHandler,
   DELIVERY_TIMEOUT_MS,
   DEFAULT_HANDLER_TIMEOUT_MS,
   DEFAULT_BODY_TIMEOUT_MS,
-  type WebhookHandler,
   type WebhookHandlerOptions,
   type WebhookEventContext,
   type WebhookVerifier,
-} from './handler.js';
+} from './handler-options.js';
+export type { TransactionalEventContext, TransactionalWebhookHandlerOptions } from './transactional-options.js';
 export type { NodeRequestLike, NodeResponseLike } from './node-types.js';
 export { OUTCOME_STATUS, type WebhookOutcome, type WebhookResponse, type WebhookResponseBody } from './responses.js';
 export {

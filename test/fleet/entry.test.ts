@@ -1,7 +1,8 @@
 /**
- * The main, testing and webhooks entries have no Redis dependency: nothing they reach imports
- * ioredis or src/redis, and src/redis itself imports ioredis for types only (the caller passes a
- * client), so importing the SDK without ioredis installed works.
+ * The main, testing and webhooks entries have no Redis or PostgreSQL dependency: nothing they
+ * reach imports ioredis, pg, src/redis or src/postgres, and src/redis and src/postgres import their
+ * driver for types only (the caller passes a client or a pool), so importing the SDK without
+ * ioredis or pg installed works.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -57,5 +58,20 @@ describe('entries without Redis', () => {
   it('src/redis imports ioredis at run time nowhere (the caller passes a client)', () => {
     const { packages } = reachable(join(SRC, 'redis', 'index.ts'));
     expect([...packages].filter((p) => p.includes('redis'))).toEqual([]);
+  });
+});
+
+describe('entries without PostgreSQL', () => {
+  for (const entry of ['index.ts', 'testing/index.ts', 'webhooks/index.ts', 'redis/index.ts']) {
+    it(`src/${entry} reaches neither pg nor src/postgres`, () => {
+      const { files, packages } = reachable(join(SRC, entry));
+      expect([...packages].filter((p) => /^pg(\/|$)/.test(p))).toEqual([]);
+      expect([...files].filter((f) => f.startsWith(join(SRC, 'postgres')))).toEqual([]);
+    });
+  }
+
+  it('src/postgres imports pg at run time nowhere (the caller passes a pool), nor any node: module', () => {
+    const { packages } = reachable(join(SRC, 'postgres', 'index.ts'));
+    expect([...packages].filter((p) => /^pg(\/|$)/.test(p) || p.startsWith('node:'))).toEqual([]);
   });
 });

@@ -101,9 +101,9 @@ describe('package.json', () => {
     for (const name of ['preinstall', 'install', 'postinstall']) expect(pkg.scripts[name], name).toBeUndefined();
   });
 
-  it('keeps runtime dependencies to undici, zod, decimal.js and uuid; msw and ioredis are optional peers', () => {
+  it('keeps runtime dependencies to undici, zod, decimal.js and uuid; msw, ioredis and pg are optional peers', () => {
     for (const dep of Object.keys(pkg.dependencies)) expect(['undici', 'zod', 'decimal.js', 'uuid']).toContain(dep);
-    for (const peer of ['msw', 'ioredis']) {
+    for (const peer of ['msw', 'ioredis', 'pg']) {
       expect(pkg.dependencies[peer]).toBeUndefined();
       if (pkg.peerDependencies?.[peer] !== undefined) expect(pkg.peerDependenciesMeta?.[peer]?.optional, peer).toBe(true);
     }
@@ -143,11 +143,11 @@ function reachable(entry: string, web = false): { files: Set<string>; bare: Set<
 }
 
 describe('entry graph', () => {
-  it('the main and webhooks entries never load msw, ioredis or the testing kit', () => {
+  it('the main and webhooks entries never load msw, ioredis, pg or the testing kit', () => {
     for (const entry of ['src/index.ts', 'src/webhooks/index.ts']) {
       const { files, bare } = reachable(entry);
       expect(
-        [...bare].filter((b) => /^(msw|ioredis)(\/|$)/.test(b)),
+        [...bare].filter((b) => /^(msw|ioredis|pg)(\/|$)/.test(b)),
         entry,
       ).toEqual([]);
       expect(

@@ -98,8 +98,8 @@ export interface JournalOpenAfter {
 /**
  * Where the SDK writes money-moving calls ahead of sending them (`new MerchantClient({ journal })`),
  * so that `client.recover()` in a new process can finish what a dead one started.
- * {@link MemoryJournal} (tests) and `RedisJournal` (`merchant-stablecoin/redis`) implement it, and
- * docs/idempotency-and-retries.md shows one over a SQL table of your own database.
+ * {@link MemoryJournal} (tests), `RedisJournal` (`merchant-stablecoin/redis`) and
+ * `PostgresJournal` (`merchant-stablecoin/postgres`, a table of your own database) implement it.
  *
  * Contract:
  * - `record` resolves only once the intent is durable: the SDK sends nothing before. Recording a
@@ -139,7 +139,7 @@ interface Entry {
 
 /**
  * An {@link IntentJournal} in this process's memory: it shows what the journal does and serves
- * tests, but survives no crash. Use `RedisJournal` or your own database in production.
+ * tests, but survives no crash. Use `PostgresJournal` or `RedisJournal` in production.
  */
 export class MemoryJournal implements IntentJournal {
   readonly #entries = new Map<string, Entry>();

@@ -12,10 +12,6 @@ import {
 } from './otel-api.js';
 import { NO_TELEMETRY, type CallEnd, type CallStart, type CallTrace, type Telemetry } from './telemetry.js';
 
-// The webhook receiver still imports these two from here; they live in their own modules.
-export { createDeliveryCounter } from './delivery-counter.js';
-export type { TelemetryOptions } from './otel-api.js';
-
 const SPAN_KIND_CLIENT = 2;
 const STATUS_ERROR = 2;
 

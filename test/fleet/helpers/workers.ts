@@ -11,7 +11,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
@@ -58,11 +58,12 @@ function launcherFor(name: string): Promise<Launcher> {
 }
 
 async function bundle(name: string): Promise<Launcher> {
-  const source = join(FIXTURES, `${name}.ts`);
+  // A fixture of test/fleet by name, or any other by its path (test/postgres's receiver).
+  const source = name.endsWith('.ts') ? name : join(FIXTURES, `${name}.ts`);
   try {
     const esbuild = await import('esbuild');
     buildDir ??= mkdtempSync(join(tmpdir(), 'merchant-stablecoin-fleet-'));
-    const file = join(buildDir, `${name}.mjs`);
+    const file = join(buildDir, `${basename(name, '.ts')}.mjs`);
     await esbuild.build({
       entryPoints: [source],
       bundle: true,

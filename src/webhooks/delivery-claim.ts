@@ -1,0 +1,142 @@
+import { log } from '../core/telemetry/logger.js';
+import { type Settings, errorText } from './delivery-settings.js';
+import { WebhookTimeoutError } from './errors.js';
+import { isTransactional } from './event-store.js';
+import type { WebhookEvent } from './events.js';
+import { respond, type WebhookResponse } from './responses.js';
+
+/**
+ * A claim this delivery holds while `onEvent` runs: how to record the event as processed, how to
+ * give it up, and the transaction `onEvent` writes through (transactional stores only).
+ */
+export interface HeldClaim {
+  readonly transaction: unknown;
+  /**
+   * Records the event as processed; `late`: after the delivery was answered 503. False when it is
+   * certainly not recorded and its effects not kept (a transaction that did not commit): the
+   * delivery is then answered 503, and the redelivery processes it.
+   */
+  complete(late: boolean): Promise<boolean>;
+  /** Gives the claim up after `onEvent` failed, so that the redelivery is processed. */
+  release(error: unknown, late: boolean): Promise<void>;
+}
+
+const NOT_RECORDED = 'The receiver could not record the event; deliver again.';
+
+/**
+ * Claims the event in the store: the claim held, or the answer to give without processing (a
+ * duplicate 200, in progress 409, a store that cannot answer 503).
+ */
+export async function claimEvent(s: Settings, event: WebhookEvent, startedAt: number): Promise<HeldClaim | WebhookResponse> {
+  const fields = { eventId: event.event_id, eventType: event.event_type };
+  let claim: unknown;
+  let held: HeldClaim | undefined;
+  try {
+    if (isTransactional(s.store)) {
+      // Waits for another delivery's transaction no longer than this delivery has left.
+      const waitMs = Math.max(1, Math.floor(startedAt + s.timeoutMs - performance.now()));
+      const tx = await s.store.claimInTransaction(event.event_id, { ttlMs: s.claimTtlMs, waitMs });
+      claim = tx.result;
+      if (tx.result === 'claimed') held = transactionClaim(s, event, tx);
+    } else {
+      claim = await s.store.claim(event.event_id, s.claimTtlMs);
+      if (claim === 'claimed') held = plainClaim(s, event);
+    }
+  } catch (err) {
+    log(
+      s.logger,
+      'warn',
+      `webhooks: the event store could not answer; answered 503 without processing, so that the service delivers the event again: ${errorText(err)}`,
+      fields,
+    );
+    return respond('store_error', NOT_RECORDED, event);
+  }
+  if (held !== undefined) return held;
+  if (claim === 'duplicate') {
+    log(s.logger, 'debug', 'webhooks: duplicate delivery acknowledged without processing', fields);
+    return respond('duplicate', undefined, event);
+  }
+  if (claim === 'in_progress') {
+    log(s.logger, 'info', 'webhooks: event already being processed; answered 409 so that the service retries later', fields);
+    return respond('in_progress', 'The event is being processed; deliver again later.', event);
+  }
+  log(
+    s.logger,
+    'error',
+    `webhooks: event store claim returned ${JSON.stringify(claim)}, expected 'claimed', 'duplicate' or 'in_progress'`,
+    fields,
+  );
+  return respond('store_error', NOT_RECORDED, event);
+}
+
+/** A claim of {@link EventStore.claim}: `complete` after, `release` on failure. */
+function plainClaim(s: Settings, event: WebhookEvent): HeldClaim {
+  const fields = { eventId: event.event_id, eventType: event.event_type };
+  return {
+    transaction: undefined,
+    async complete(late) {
+      try {
+        await s.store.complete(event.event_id);
+        log(s.logger, late ? 'warn' : 'debug', late ? `webhooks: ${LATE_DONE}` : 'webhooks: event processed', fields);
+      } catch (err) {
+        // The work is done; acknowledging is still right. A redelivery may be processed again.
+        log(s.logger, 'error', `webhooks: event processed but the store could not record it: ${errorText(err)}`, fields);
+      }
+      return true;
+    },
+    async release(error, late) {
+      logRelease(s, event, error, late);
+      try {
+        await s.store.release(event.event_id);
+      } catch (err) {
+        log(s.logger, 'error', `webhooks: could not release the claim (it frees when its lease expires): ${errorText(err)}`, fields);
+      }
+    },
+  };
+}
+
+/** A transactional claim: the mark and `onEvent`'s writes commit together, or roll back together. */
+function transactionClaim(
+  s: Settings,
+  event: WebhookEvent,
+  tx: { transaction: unknown; commit(): Promise<void>; rollback(): Promise<void> },
+): HeldClaim {
+  const fields = { eventId: event.event_id, eventType: event.event_type };
+  return {
+    transaction: tx.transaction,
+    async complete(late) {
+      try {
+        await tx.commit();
+      } catch (err) {
+        log(
+          s.logger,
+          'warn',
+          `webhooks: the transaction of the event did not commit (its effects with it, or, if its answer was lost, both committed); answered 503 so that the service delivers it again, which processes it or finds it done: ${errorText(err)}`,
+          fields,
+        );
+        return false;
+      }
+      log(s.logger, late ? 'warn' : 'debug', late ? `webhooks: ${LATE_DONE}` : 'webhooks: event processed and committed', fields);
+      return true;
+    },
+    async release(error, late) {
+      logRelease(s, event, error, late);
+      await tx.rollback();
+    },
+  };
+}
+
+const LATE_DONE = 'onEvent finished after the delivery was answered 503; recorded as processed';
+
+function logRelease(s: Settings, event: WebhookEvent, error: unknown, late: boolean): void {
+  const fields = { eventId: event.event_id, eventType: event.event_type };
+  if (error instanceof WebhookTimeoutError)
+    log(s.logger, 'info', 'webhooks: onEvent stopped on its abort signal; claim released so that the redelivery is processed', fields);
+  else
+    log(
+      s.logger,
+      'error',
+      `webhooks: onEvent failed${late ? ' after the delivery timed out' : ''}; claim released so that the redelivery is processed: ${errorText(error)}`,
+      fields,
+    );
+}
