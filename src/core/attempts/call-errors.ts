@@ -1,6 +1,6 @@
 import type { Lockout } from '../../facts/endpoint.js';
 import type { PreparedCall } from '../call/call.js';
-import { answered, own, type CallProgress, type Failed } from './call-progress.js';
+import { type CallRun, type Failed } from './call-run.js';
 import {
   AbortError,
   AcceptedButUnreadableError,
@@ -13,7 +13,7 @@ import {
   TimeoutError,
 } from '../errors/errors.js';
 import { ApiError } from '../errors/api-error.js';
-import { withCallState, type CallState } from '../errors/call-state.js';
+import type { CallState } from '../errors/call-state.js';
 import { printable } from '../text.js';
 import { callBudgetMs } from '../time/deadline.js';
 import type { Redactor } from '../telemetry/redactor.js';
@@ -23,7 +23,7 @@ import { AttemptTimeoutError, RedirectError, ResponseTooLargeError } from '../tr
 import { AttemptRefusedError } from '../transport/transport.js';
 
 /** The SDK error for a transport's rejection of one attempt (server text already redacted). */
-export function transportError(err: unknown, p: CallProgress, redactor: Redactor): Error {
+export function transportError(err: unknown, p: CallRun, redactor: Redactor): Error {
   const { call, signal } = p;
   const what = `${call.method} ${stripQuery(call.path)}`;
   const cause = sanitize(err, p, redactor);
@@ -37,7 +37,7 @@ export function transportError(err: unknown, p: CallProgress, redactor: Redactor
   }
   if (err instanceof RedirectError) {
     // A 3xx, even one a dispatcher followed (its status unseen here), is the service's answer.
-    answered(p, err.status, undefined);
+    p.answered(err.status, undefined);
     return new RedirectRefusedError(err.status, err.locationOrigin, call.idempotencyKey);
   }
   if (err instanceof ResponseTooLargeError) return tooLarge(err, p, redactor, what);
@@ -51,7 +51,7 @@ export function transportError(err: unknown, p: CallProgress, redactor: Redactor
  * Never retried (it would be refused again, and msw would report it again): raised at once as
  * the error of a step outside the SDK, with msw's error (secrets masked) as the cause.
  */
-function refused(err: AttemptRefusedError, p: CallProgress, redactor: Redactor, what: string): Error {
+function refused(err: AttemptRefusedError, p: CallRun, redactor: Redactor, what: string): Error {
   const cause = sanitize(err.cause, p, redactor);
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new CallInterruptedError(
@@ -61,9 +61,9 @@ function refused(err: AttemptRefusedError, p: CallProgress, redactor: Redactor, 
 }
 
 /** A body over the cap: accepted when its status was 2xx, malformed otherwise. */
-function tooLarge(err: ResponseTooLargeError, p: CallProgress, redactor: Redactor, what: string): Error {
+function tooLarge(err: ResponseTooLargeError, p: CallRun, redactor: Redactor, what: string): Error {
   const requestId = err.headers['x-request-id'];
-  answered(p, err.status, requestId === undefined ? undefined : redactor.redact(requestId, p.secrets));
+  p.answered(err.status, requestId === undefined ? undefined : redactor.redact(requestId, p.secrets));
   const init = { status: err.status, requestId: p.requestId };
   const message = `Response body exceeds ${err.limit} bytes (${what}).`;
   if (err.status >= 200 && err.status < 300) {
@@ -73,7 +73,7 @@ function tooLarge(err: ResponseTooLargeError, p: CallProgress, redactor: Redacto
 }
 
 /** A copy of a foreign error with every secret masked (its message may quote a header value). */
-function sanitize(err: unknown, p: CallProgress, redactor: Redactor): unknown {
+function sanitize(err: unknown, p: CallRun, redactor: Redactor): unknown {
   if (!(err instanceof Error)) return typeof err === 'string' ? redactor.redact(err, p.secrets) : err;
   const copy = new Error(redactor.redact(err.message, p.secrets));
   copy.name = err.name;
@@ -88,8 +88,8 @@ function sanitize(err: unknown, p: CallProgress, redactor: Redactor): unknown {
  * another step raised (a token renewal shared by many calls, a limiter, a store), a copy that
  * carries this call's state and says whether an earlier attempt may have executed.
  */
-export function finalError(err: unknown, p: CallProgress, state: CallState, redactor: Redactor): Error {
-  if (err instanceof MerchantSdkError && p.own.has(err)) return withCallState(err, state, ownNote(err, p, state));
+export function finalError(err: unknown, p: CallRun, state: CallState, redactor: Redactor): Error {
+  if (err instanceof MerchantSdkError && p.owns(err)) return p.stamp(err, state, ownNote(err, p, state));
   const sdkError =
     err instanceof MerchantSdkError
       ? err
@@ -97,11 +97,11 @@ export function finalError(err: unknown, p: CallProgress, state: CallState, reda
           `A step of the call failed: ${printable(redactor.redact(err instanceof Error ? err.message : String(err), p.secrets))}`,
           { cause: sanitize(err, p, redactor) },
         );
-  return withCallState(sdkError, state, stepNote(p.call, state));
+  return p.stamp(sdkError, state, stepNote(p.call, state));
 }
 
 /** What the caller of a write should know about an outcome the service may not have given. */
-function ownNote(err: MerchantSdkError, p: CallProgress, state: CallState): string | undefined {
+function ownNote(err: MerchantSdkError, p: CallRun, state: CallState): string | undefined {
   const lockout = p.rules.lockout;
   if (lockout !== undefined) {
     // What may have executed there is checked, never resent: the generic "retry with the key" would count again.
@@ -122,14 +122,14 @@ function lockoutAdvice(lockout: Lockout): string {
  * what the service did is unknown (sent and unanswered, or a proxy's page), an
  * {@link OutcomeUnknownError} that says what to check instead of resending.
  */
-export function endingError(failed: Failed, p: CallProgress): Error {
+export function endingError(failed: Failed, p: CallRun): Error {
   const lockout = p.rules.lockout;
   if (lockout === undefined || !outcomeUnknown(failed.failure)) return failed.error;
   const { call } = p;
   const message =
     `${call.method} ${stripQuery(call.path)} may have been executed, and was ${lockoutAdvice(lockout)}. ` +
     `The last attempt: ${failed.error.message}`;
-  return own(p, new OutcomeUnknownError(message, { cause: failed.error, idempotencyKey: call.idempotencyKey }));
+  return p.own(new OutcomeUnknownError(message, { cause: failed.error, idempotencyKey: call.idempotencyKey }));
 }
 
 /** Writes (signed) can execute; reads and the token exchange (unsigned) cannot move money. */

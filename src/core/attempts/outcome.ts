@@ -1,7 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import type { ResultReader } from './types.js';
 import { finalError } from './call-errors.js';
-import { own, snapshot, type AttemptOutcome, type CallProgress } from './call-progress.js';
+import { type AttemptOutcome, type CallRun } from './call-run.js';
 import type { CallState } from '../errors/call-state.js';
 import { log, type LogFields, type Logger } from '../telemetry/logger.js';
 import { printable } from '../text.js';
@@ -28,7 +28,7 @@ export interface OutcomeContext {
 export function classify(
   ctx: OutcomeContext,
   response: TransportResponse,
-  p: CallProgress,
+  p: CallRun,
   token: string | undefined,
   durationMs: number,
 ): AttemptOutcome {
@@ -49,7 +49,7 @@ export function classify(
     redactValue: (value) => ctx.redactor.redactValue(value, p.secrets),
     retryClass: (code, status) => retryClassFor(code, status, p.rules),
   });
-  own(p, error);
+  p.own(error);
   // An HTTP-date Retry-After is the service's clock: read against the service clock.
   const retryAfterHeader = parseRetryAfter(response.headers['retry-after'], ctx.clock.now());
   if (!(error instanceof ApiError)) {
@@ -65,14 +65,14 @@ export function classify(
 }
 
 /** Reads the 2xx response and ends the call; what reading throws is this call's own error. */
-export function succeed<R>(ctx: OutcomeContext, response: TransportResponse, p: CallProgress, read: ResultReader<R>): R {
-  const state = snapshot(p);
+export function succeed<R>(ctx: OutcomeContext, response: TransportResponse, p: CallRun, read: ResultReader<R>): R {
+  const state = p.snapshot();
   let result: R;
   try {
     result = read(response, { state, redact: (text) => ctx.redactor.redact(text, p.secrets) });
   } catch (err) {
     // A reader throws only the SDK's errors (validation, an unreadable body): this call's own.
-    throw own(p, err as Error);
+    throw p.own(err as Error);
   }
   const replayed = response.headers['x-idempotent-replay'] === 'true';
   p.trace.end({ state, outcome: 'success', replayed });
@@ -81,8 +81,8 @@ export function succeed<R>(ctx: OutcomeContext, response: TransportResponse, p: 
 }
 
 /** The final error, with the call's state; its span and log line end the call. */
-export function fail(ctx: OutcomeContext, err: unknown, p: CallProgress): Error {
-  const state = snapshot(p);
+export function fail(ctx: OutcomeContext, err: unknown, p: CallRun): Error {
+  const state = p.snapshot();
   const final = finalError(err, p, state, ctx.redactor);
   const api: ApiError | undefined = final instanceof ApiError ? (final as ApiError) : undefined;
   const end = { state, outcome: api?.code ?? final.name, code: api?.code, retryClass: api?.retryClass, replayed: api?.replayed };
@@ -98,7 +98,7 @@ export function fail(ctx: OutcomeContext, err: unknown, p: CallProgress): Error 
 }
 
 /** The fields a call-level log line carries: those of the call's span. */
-function callFields(p: CallProgress, state: CallState): LogFields {
+function callFields(p: CallRun, state: CallState): LogFields {
   return {
     endpoint: p.call.name,
     method: p.call.method,

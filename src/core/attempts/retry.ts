@@ -1,7 +1,7 @@
 import type { Auth } from './types.js';
 import type { BucketGate } from '../limits/bucket-gate.js';
 import { endingError, failureLabel, retryClassOfFailure } from './call-errors.js';
-import { own, type CallProgress, type Failed } from './call-progress.js';
+import { type CallRun, type Failed } from './call-run.js';
 import { remainingMs } from '../time/deadline.js';
 import { log, type Logger } from '../telemetry/logger.js';
 import { printable } from '../text.js';
@@ -37,7 +37,7 @@ export class RetryStep {
   }
 
   /** Repairs the SDK may make once per call, outside the retry budget (spec: Authentication). */
-  async repair(failed: Failed, p: CallProgress, auth: Auth): Promise<boolean> {
+  async repair(failed: Failed, p: CallRun, auth: Auth): Promise<boolean> {
     // Only the service's answers carry a code; a transport failure has nothing to repair.
     const code = (failed.failure as { readonly code?: string }).code;
     if (code === 'invalid_token' && auth.kind === 'token' && !p.tokenRenewed && failed.token !== undefined) {
@@ -54,16 +54,16 @@ export class RetryStep {
     return false;
   }
 
-  #learnClock(failed: Failed, p: CallProgress): boolean {
+  #learnClock(failed: Failed, p: CallRun): boolean {
     try {
       return this.#deps.clock.learnFrom(failed.response?.headers.date);
     } catch (err) {
-      throw err instanceof Error ? own(p, err) : err;
+      throw err instanceof Error ? p.own(err) : err;
     }
   }
 
   /** Waits before the next attempt when the spec allows a retry; otherwise raises the failure. */
-  async backOffOrRaise(failed: Failed, p: CallProgress): Promise<void> {
+  async backOffOrRaise(failed: Failed, p: CallRun): Promise<void> {
     const { failure } = failed;
     const backoff = this.#deps.backoff;
     const decision = decideRetry(failure, {
@@ -101,7 +101,7 @@ export class RetryStep {
    * or only its sub-limit (one member's QR quotes, the bank search) when it has one, since the
    * spec's sub-limit is the narrower quota that call may have hit.
    */
-  #pause(p: CallProgress, ms: number): void {
+  #pause(p: CallRun, ms: number): void {
     const { bucket, subKey } = p.call;
     this.#deps.gate.pause(bucket, ms, subKey);
     this.#deps.telemetry.pause(bucket, ms);

@@ -6,8 +6,8 @@ import type { BucketGate } from '../limits/bucket-gate.js';
 import type { PreparedCall } from '../call/call.js';
 import { reached, stripQuery, transportError, transportFailure } from './call-errors.js';
 import { deadlineText } from '../time/deadline.js';
-import { answered, own, raiseSent, type AttemptOutcome, type CallProgress } from './call-progress.js';
-import { callDeadline, remainingMs, waitsUntil, type CallBudget } from '../time/deadline.js';
+import { CallRun, type AttemptOutcome } from './call-run.js';
+import { remainingMs, waitsUntil, type CallBudget } from '../time/deadline.js';
 import { AbortError, CallInterruptedError, TimeoutError } from '../errors/errors.js';
 import { log, type LogFields, type LogLevel } from '../telemetry/logger.js';
 import type { Redactor } from '../telemetry/redactor.js';
@@ -86,27 +86,12 @@ export class AttemptRunner {
     };
   }
 
-  #progress(call: PreparedCall, rules: RetryRules): CallProgress {
-    const { timeoutMs, maxRetries } = this.budgetOf(call);
-    const started = call.startedAt ?? performance.now();
-    return {
+  #progress(call: PreparedCall, rules: RetryRules): CallRun {
+    return new CallRun({
       call,
       rules,
-      signal: call.options?.signal,
-      timeoutMs,
-      maxRetries,
-      attempt: 0,
-      wireAttempts: 0,
-      retries: 0,
-      unknownRetried: false,
-      tokenRenewed: false,
-      skewCorrected: false,
-      sent: 'no',
-      status: undefined,
-      requestId: undefined,
-      bodyHash: undefined,
-      secrets: [...call.secrets],
-      own: new WeakSet(),
+      budget: this.budgetOf(call),
+      started: call.startedAt ?? performance.now(),
       trace: this.#telemetry.startCall({
         name: call.name,
         method: call.method,
@@ -114,28 +99,25 @@ export class AttemptRunner {
         idempotencyKey: call.idempotencyKey,
         parent: call.traceParent,
       }),
-      started,
-      deadline: callDeadline(started, { timeoutMs, maxRetries }),
-      waits: undefined,
-    };
+    });
   }
 
   /** What a wait of the call ends on (its caller's abort, its deadline), made at the first wait. */
-  #waitSignal(p: CallProgress): AbortSignal {
+  #waitSignal(p: CallRun): AbortSignal {
     return (p.waits ??= waitsUntil(p.deadline, p.signal)).signal;
   }
 
   /** The call's deadline has passed while it waited for something, or before its next attempt. */
-  #deadlineError(p: CallProgress, what: string): TimeoutError {
+  #deadlineError(p: CallRun, what: string): TimeoutError {
     const { call } = p;
     const message = `The call's deadline (${deadlineText(p)}) passed ${what} (${call.method} ${stripQuery(call.path)}).`;
-    return own(p, new TimeoutError(message, call.idempotencyKey, p.attempt));
+    return p.own(new TimeoutError(message, call.idempotencyKey, p.attempt));
   }
 
   /** One attempt: token, admission, signature, send, classification. */
-  async #attempt(p: CallProgress, auth: Auth): Promise<AttemptOutcome> {
+  async #attempt(p: CallRun, auth: Auth): Promise<AttemptOutcome> {
     const { call, signal } = p;
-    if (signal?.aborted) throw own(p, new AbortError(call.idempotencyKey, { cause: signal.reason }));
+    if (signal?.aborted) throw p.own(new AbortError(call.idempotencyKey, { cause: signal.reason }));
     if (remainingMs(p.deadline) <= 0) throw this.#deadlineError(p, 'before another attempt');
     const headers = this.#headers(call);
     p.trace.inject(headers);
@@ -170,7 +152,7 @@ export class AttemptRunner {
       return wire;
     }
     const requestId = wire.response.headers['x-request-id'];
-    answered(p, wire.response.status, requestId === undefined ? undefined : this.#redactor.redact(requestId, p.secrets));
+    p.answered(wire.response.status, requestId === undefined ? undefined : this.#redactor.redact(requestId, p.secrets));
     const outcome = classify(this.#outcomes, wire.response, p, token, durationMs);
     p.trace.event('attempt', {
       attempt: p.attempt,
@@ -183,7 +165,7 @@ export class AttemptRunner {
   }
 
   /** This attempt's signature: a fresh nonce and timestamp over the call's one body hash. */
-  #sign(p: CallProgress): SignatureHeaders | Promise<SignatureHeaders> {
+  #sign(p: CallRun): SignatureHeaders | Promise<SignatureHeaders> {
     const { call } = p;
     const hash = (p.bodyHash ??= bodySha256(this.#signer, call.body));
     if (typeof hash === 'string') return signAttempt(this.#signer, call.method, call.path, hash, this.#clock.now());
@@ -200,7 +182,7 @@ export class AttemptRunner {
   }
 
   /** Puts the credentials of this attempt in the headers; returns the token used, if any. */
-  async #authenticate(headers: Record<string, string>, auth: Auth, p: CallProgress): Promise<string | undefined> {
+  async #authenticate(headers: Record<string, string>, auth: Auth, p: CallRun): Promise<string | undefined> {
     if (auth.kind === 'credentials') {
       headers['x-client-id'] = auth.clientId;
       headers['x-api-key'] = auth.apiKey;
@@ -227,11 +209,11 @@ export class AttemptRunner {
    * An end of a wait by the caller's abort is an `AbortError`; by the call's deadline, a
    * `TimeoutError` that says what it waited for; any other rejection passes through unchanged.
    */
-  async #waited<T>(promise: Promise<T> | T, p: CallProgress, what: string): Promise<T> {
+  async #waited<T>(promise: Promise<T> | T, p: CallRun, what: string): Promise<T> {
     try {
       return await promise;
     } catch (err) {
-      if (p.signal?.aborted) throw own(p, new AbortError(p.call.idempotencyKey, { cause: err }));
+      if (p.signal?.aborted) throw p.own(new AbortError(p.call.idempotencyKey, { cause: err }));
       if (p.waits?.signal.aborted) throw this.#deadlineError(p, what);
       throw err;
     }
@@ -241,7 +223,7 @@ export class AttemptRunner {
    * One attempt on the wire with its own deadline (kept by the transport), body read included.
    * A failure says whether the request may have left the client; an abort is raised.
    */
-  async #send(headers: Record<string, string>, p: CallProgress): Promise<AttemptOutcome> {
+  async #send(headers: Record<string, string>, p: CallRun): Promise<AttemptOutcome> {
     const { call, signal } = p;
     let onWire = false;
     // The attempt has its own timeout, and no more than what is left of the call's deadline.
@@ -264,8 +246,8 @@ export class AttemptRunner {
       return { ok: true, response };
     } catch (err) {
       const sent = onWire && !(err instanceof AttemptNotSentError);
-      if (sent) raiseSent(p, 'maybe');
-      const error = own(p, transportError(err, p, this.#redactor));
+      if (sent) p.raiseSent('maybe');
+      const error = p.own(transportError(err, p, this.#redactor));
       // An abort ends the call; so does an interceptor's refusal (going again meets it again).
       if (error instanceof AbortError || error instanceof CallInterruptedError) throw error;
       return { ok: false, error, failure: transportFailure(error, sent) };
