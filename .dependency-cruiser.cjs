@@ -32,6 +32,18 @@ const layering = CORE_ROOMS.map((room, rank) => {
   };
 }).filter((rule) => !rule.to.path.endsWith('()/'));
 
+/** The entries whose peer dependency is optional: nothing outside their folder imports them. */
+const optionalEntries = [
+  ['redis', 'ioredis'],
+  ['postgres', 'pg'],
+].map(([folder, peer]) => ({
+  name: `${folder}-stays-optional`,
+  comment: `Nothing outside src/${folder} imports it, so no other entry needs ${peer}.`,
+  severity: 'error',
+  from: { pathNot: `^src/${folder}/` },
+  to: { path: `^src/${folder}/` },
+}));
+
 module.exports = {
   forbidden: [
     {
@@ -54,7 +66,7 @@ module.exports = {
       comment: 'The pipeline knows no resource, no simulator, no webhook receiver, no fleet store and no client.',
       severity: 'error',
       from: { path: '^src/core/' },
-      to: { path: '^src/(resources|testing|webhooks|redis|client\\.ts|client-options\\.ts)' },
+      to: { path: '^src/(resources|testing|webhooks|redis|postgres|client\\.ts|client-options\\.ts)' },
     },
     {
       name: 'testing-shares-no-code-with-the-client',
@@ -87,20 +99,7 @@ module.exports = {
           '^src/(core/(errors/|time/|telemetry/logger\\.ts|credentials/token-store\\.ts|journal/intent-journal\\.ts|limits/)|webhooks/(event-store|memory-event-store)\\.ts)',
       },
     },
-    {
-      name: 'fleet-stores-stay-optional',
-      comment: 'Nothing outside src/redis imports it, so the main entry has no Redis dependency.',
-      severity: 'error',
-      from: { pathNot: '^src/redis/' },
-      to: { path: '^src/redis/' },
-    },
-    {
-      name: 'postgres-stays-optional',
-      comment: 'Nothing outside src/postgres imports it, so no other entry needs pg.',
-      severity: 'error',
-      from: { pathNot: '^src/postgres/' },
-      to: { path: '^src/postgres/' },
-    },
+    ...optionalEntries,
   ],
   options: {
     tsPreCompilationDeps: true,

@@ -1,5 +1,5 @@
 import {
-  readIntent,
+  decodeIntent,
   type ClaimedRecord,
   type IntentJournal,
   type JournalClaimRequest,
@@ -148,7 +148,7 @@ export class PostgresJournal implements IntentJournal {
     );
     return sorted.map((row) => {
       const key = String(row['key']);
-      const intent = decode(row['intent']);
+      const intent = decodeIntent(row['intent']);
       if (typeof intent !== 'string' && intent.key === key && intent.scope === request.scope) return intent;
       const problem = typeof intent === 'string' ? intent : 'its key or scope differs from where it is stored';
       log(this.#logger, 'warn', 'merchant-stablecoin/postgres: an unreadable journal record was claimed and set aside', {
@@ -175,7 +175,7 @@ export class PostgresJournal implements IntentJournal {
       [request.scope, Math.floor(request.createdAfter), request.limit],
     );
     const total = rows.length === 0 ? await this.#count(request) : Number(rows[0]!['total']);
-    const intents = rows.map((r) => decode(r['intent'])).filter((i): i is JournalIntent => typeof i !== 'string');
+    const intents = rows.map((r) => decodeIntent(r['intent'])).filter((i): i is JournalIntent => typeof i !== 'string');
     return { total, intents };
   }
 
@@ -199,16 +199,4 @@ export class PostgresJournal implements IntentJournal {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `PostgresJournal { table: '${this.#tableName}', degraded: ${this.#db.degraded} }`;
   }
-}
-
-/** An intent read back from its JSON text, or what is wrong with the record. */
-function decode(raw: unknown): JournalIntent | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(String(raw));
-  } catch {
-    return 'not JSON';
-  }
-  const intent = readIntent(value);
-  return typeof intent === 'string' ? intent : Object.freeze(intent);
 }

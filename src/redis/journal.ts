@@ -1,5 +1,5 @@
 import {
-  readIntent,
+  decodeIntent,
   type ClaimedRecord,
   type IntentJournal,
   type JournalClaimRequest,
@@ -109,7 +109,7 @@ export class RedisJournal implements IntentJournal {
     const records: ClaimedRecord[] = [];
     for (let i = 0; i + 1 < pairs.length; i += 2) {
       const key = String(pairs[i]);
-      const intent = decode(pairs[i + 1]);
+      const intent = decodeIntent(pairs[i + 1]);
       if (typeof intent !== 'string' && intent.key === key && intent.scope === request.scope) records.push(intent);
       else {
         const problem = typeof intent === 'string' ? intent : 'its key or scope differs from where it is stored';
@@ -136,7 +136,7 @@ export class RedisJournal implements IntentJournal {
       refuse,
     );
     const [total, ...records] = Array.isArray(reply) ? (reply as unknown[]) : [0];
-    const intents = records.map(decode).filter((i): i is JournalIntent => typeof i !== 'string');
+    const intents = records.map((r) => decodeIntent(r)).filter((i): i is JournalIntent => typeof i !== 'string');
     return { total: Number(total), intents };
   }
 
@@ -157,16 +157,4 @@ export class RedisJournal implements IntentJournal {
 /** The journal's fallback: none. A failure, outage or refusal, reaches the caller as it is. */
 function refuse(failure: RedisStoreError): never {
   throw failure;
-}
-
-/** An intent read back from Redis, or what is wrong with the record. */
-function decode(raw: unknown): JournalIntent | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(String(raw));
-  } catch {
-    return 'not JSON';
-  }
-  const intent = readIntent(value);
-  return typeof intent === 'string' ? intent : Object.freeze(intent);
 }

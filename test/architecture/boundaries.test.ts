@@ -64,7 +64,13 @@ describe('the boundaries lint holds', () => {
       "import '../core/crypto/signing.js';",
       'testing-shares-no-code-with-the-client',
     ],
-    ['the main entry reaching the fleet stores', 'src/index.ts', "import '../src/redis/index.js';", 'fleet-stores-stay-optional'],
+    ['the main entry reaching the Redis stores', 'src/index.ts', "import '../src/redis/index.js';", 'redis-stays-optional'],
+    [
+      'the webhook receiver reaching the PostgreSQL stores',
+      'src/webhooks/index.ts',
+      "import '../postgres/index.js';",
+      'postgres-stays-optional',
+    ],
   ])('fails on %s', async (_what, file, line, rule) => {
     const r = await check(planted(file, line));
     expect(r.code).not.toBe(0);

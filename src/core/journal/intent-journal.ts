@@ -205,3 +205,20 @@ export function readIntent(value: unknown): JournalIntent | string {
     ? (v as unknown as JournalIntent)
     : `missing or mistyped field${wrong.length === 1 ? '' : 's'}: ${wrong.join(', ')}`;
 }
+
+/**
+ * An intent read back from the JSON text a store kept (a Redis hash field, a table column), or
+ * what is wrong with the record: the one decoder of the fleet journals.
+ *
+ * @internal
+ */
+export function decodeIntent(raw: unknown): JournalIntent | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(String(raw));
+  } catch {
+    return 'not JSON';
+  }
+  const intent = readIntent(value);
+  return typeof intent === 'string' ? intent : Object.freeze(intent);
+}
