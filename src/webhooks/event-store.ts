@@ -55,8 +55,12 @@ export interface TransactionalClaimOptions {
  * processed mark, uncommitted.
  */
 export type TransactionalClaim<T> =
-  | { readonly result: 'duplicate' | 'in_progress' }
   | {
+      /** Processed already (`duplicate`), or in flight in another delivery past the wait (`in_progress`). */
+      readonly result: 'duplicate' | 'in_progress';
+    }
+  | {
+      /** This delivery holds the event: process it through `transaction`. */
       readonly result: 'claimed';
       /** The transaction `onEvent` writes its effects through (`context.transaction`). */
       readonly transaction: T;
