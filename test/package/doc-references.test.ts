@@ -9,28 +9,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { docReferences, repository, unfollowableReferences, type Repository } from './doc-references.js';
+import { docReferences, repository, shippedBy, shippedMarkdown, unfollowableReferences, type Repository } from './doc-references.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
 
-/** Whether `path` (from the package root) is shipped by the `files` list (npm adds package.json and LICENSE). */
-const shipped = (path: string): boolean =>
-  ['package.json', 'LICENSE'].includes(path) ||
-  pkg.files.some((f) =>
-    f.endsWith('/*.md') ? dirname(path) === dirname(f) && path.endsWith('.md') : path === f || path.startsWith(`${f}/`),
-  );
-
+const shipped = shippedBy(pkg.files);
 const repo = repository(ROOT);
-const shippedDocs = [
-  'README.md',
-  'CHANGELOG.md',
-  'CONTRIBUTING.md',
-  'bench/README.md',
-  ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`),
-]
-  .filter((f) => f.endsWith('.md'))
-  .filter(shipped);
+const shippedDocs = shippedMarkdown(ROOT, shipped);
 
 describe('files named by the shipped documents', () => {
   it('are in the package, or marked as repository files (README.md#repository-files)', () => {

@@ -31,7 +31,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 
 /** Documents about the repository: every path they name is a repository path (the README says so). */
 export const REPOSITORY_DOCUMENTS: readonly string[] = ['CHANGELOG.md', 'CONTRIBUTING.md', 'bench/README.md'];
@@ -207,4 +207,23 @@ export function unfollowableReferences(docs: readonly string[], shipped: (path: 
     }
   }
   return problems;
+}
+
+/**
+ * Whether `path` (from the package root) is shipped by a `package.json` `files` list (npm adds
+ * package.json and LICENSE itself).
+ */
+export function shippedBy(files: readonly string[]): (path: string) => boolean {
+  return (path) =>
+    ['package.json', 'LICENSE'].includes(path) ||
+    files.some((f) =>
+      f.endsWith('/*.md') ? dirname(path) === dirname(f) && path.endsWith('.md') : path === f || path.startsWith(`${f}/`),
+    );
+}
+
+/** The Markdown pages of the repository at `root` that `shipped` puts in the package. */
+export function shippedMarkdown(root: string, shipped: (path: string) => boolean): string[] {
+  return ['README.md', 'CHANGELOG.md', 'CONTRIBUTING.md', 'bench/README.md', ...readdirSync(join(root, 'docs')).map((f) => `docs/${f}`)]
+    .filter((f) => f.endsWith('.md'))
+    .filter(shipped);
 }

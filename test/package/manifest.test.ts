@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { USAGE } from '../../src/testing/cli/args.js';
 import { SDK_VERSION } from '../../src/version.js';
+import { shippedBy, shippedMarkdown } from './doc-references.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -187,21 +188,8 @@ describe('entry graph', () => {
 });
 
 describe('what users meet in the package', () => {
-  /** Whether `path` (relative to the package root) is shipped by the `files` list (npm adds package.json and LICENSE). */
-  const shipped = (path: string): boolean =>
-    ['package.json', 'LICENSE'].includes(path) ||
-    pkg.files.some((f) =>
-      f.endsWith('/*.md') ? dirname(path) === dirname(f) && path.endsWith('.md') : path === f || path.startsWith(`${f}/`),
-    );
-  const markdown = [
-    'README.md',
-    'CHANGELOG.md',
-    'CONTRIBUTING.md',
-    'bench/README.md',
-    ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`),
-  ]
-    .filter((f) => f.endsWith('.md'))
-    .filter(shipped);
+  const shipped = shippedBy(pkg.files);
+  const markdown = shippedMarkdown(ROOT, shipped);
 
   it('ships the guides the README links to, and every relative link of a shipped page resolves in the package', () => {
     expect(markdown).toEqual(expect.arrayContaining(['README.md', 'docs/getting-started.md', 'docs/testing.md', 'bench/README.md']));

@@ -247,17 +247,26 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgresEventStore (real PostgreSQL)', () 
     });
 
     it('a statement timeout inside onEvent rolls back (500); the redelivery processes it once', async () => {
-      let slow = true;
-      const handler = receiver(new PostgresEventStore({ pool: pool(), table, ...PATIENT }), async (_id, tx) => {
-        if (!slow) return;
-        await tx.query("SET LOCAL statement_timeout = '50ms'");
-        await tx.query('SELECT pg_sleep(30)');
-      });
-      expect(await deliver(handler, 'st1')).toMatchObject({ status: 500, outcome: 'failed' });
-      expect(await credits()).toBe(0);
-      slow = false;
-      expect(await deliver(handler, 'st1')).toMatchObject({ outcome: 'processed' });
-      expect(await credits('st1')).toBe(1);
+      // The test holds an advisory lock that onEvent's statement waits for: it can only end by
+      // the statement timeout, however fast or slow the machine.
+      const holder = await admin.connect();
+      await holder.query('SELECT pg_advisory_lock(4242)');
+      try {
+        let slow = true;
+        const handler = receiver(new PostgresEventStore({ pool: pool(), table, ...PATIENT }), async (_id, tx) => {
+          if (!slow) return;
+          await tx.query("SET LOCAL statement_timeout = '1ms'");
+          await tx.query('SELECT pg_advisory_xact_lock(4242)');
+        });
+        expect(await deliver(handler, 'st1')).toMatchObject({ status: 500, outcome: 'failed' });
+        expect(await credits()).toBe(0);
+        slow = false;
+        expect(await deliver(handler, 'st1')).toMatchObject({ outcome: 'processed' });
+        expect(await credits('st1')).toBe(1);
+      } finally {
+        await holder.query('SELECT pg_advisory_unlock(4242)');
+        holder.release();
+      }
     });
 
     it("a deadlock between two events' transactions: one is rolled back (500) and processed on redelivery; one row each", async () => {
