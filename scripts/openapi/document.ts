@@ -23,8 +23,9 @@ import { sdkCall } from '../gen-endpoints-doc.js';
 import { buildSchemaComponents, namedSchemasOf, type RootSchema, type SchemaComponents } from './components.js';
 import { errorResponses, errorSchemas, operationCodes, shareErrorResponses } from './errors.js';
 import { refineSchema } from './refine.js';
+import { applyResponseRules } from './response-rules.js';
 import { REQUEST_DECIMALS } from './request-rules.js';
-import { parameters, requestBody } from './requests.js';
+import { keyMode, parameters, requestBody } from './requests.js';
 import { readResourceCalls, type ResourceCall } from './resource-calls.js';
 import { isZod, type ZodLike } from './schema-docs.js';
 import { SourceIndex } from './source-index.js';
@@ -90,7 +91,9 @@ function description(e: EndpointDescriptor, documented: readonly string[], membe
       : member === 'optional'
         ? 'Callable with or without `x-on-behalf-of`.'
         : 'Merchant account.',
-    e.sendsKey ? 'Idempotency key required.' : 'No idempotency key.',
+    { required: 'Idempotency key required.', optional: 'Idempotency key sent (not shown as required).', none: 'No idempotency key.' }[
+      keyMode(e)
+    ],
     e.journaled ? 'Moves funds.' : 'Moves no funds.',
     isSigned(e) ? 'Signed.' : isWrite(e) ? 'Not signed.' : '',
   ].filter((l) => l !== '');
@@ -162,7 +165,7 @@ function operation(
     'x-shape': NAME_ONLY_ENDPOINTS.includes(e) ? 'name-only' : 'shown',
     'x-scope': e.scope ?? null,
     'x-member-scope': member,
-    'x-idempotency': e.sendsKey ? 'required' : 'none',
+    'x-idempotency': keyMode(e),
     'x-moves-funds': e.journaled,
     'x-signed': isSigned(e),
     'x-rate-limit': rateLimit(e),
@@ -212,6 +215,7 @@ export function buildOpenApiDocument(root: string): Record<string, unknown> {
   roots.push({ schema: envelope, name: 'WebhookEnvelope' }, ...[...webhookRoots.values()].map((s) => ({ schema: s, name: 'WebhookData' })));
   const components = buildSchemaComponents(index, named, roots);
   refineSchema(components.schemas);
+  applyResponseRules(components.schemas);
 
   const { codes: documented, statuses } = readDocumentedCodes(root);
   const paths: Record<string, Record<string, unknown>> = {};

@@ -121,7 +121,9 @@ export function operationCodes(e: EndpointDescriptor, documented: readonly strin
   if (e.scope !== undefined) add('insufficient_scope');
   if (member === 'required') add('member_context_required', 'member_not_found');
   if (member === 'optional') add('member_not_found');
-  if (e.sendsKey) add('idempotency_key_required', 'idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_in_progress');
+  // A key the service is not shown to require (the quotes) cannot be answered missing.
+  if (e.sendsKey && e.keyNotRequired !== true) add('idempotency_key_required');
+  if (e.sendsKey) add('idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_in_progress');
   return [...codes];
 }
 

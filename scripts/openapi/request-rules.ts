@@ -29,6 +29,8 @@ export interface OperationRules {
   readonly query?: Readonly<Record<string, FieldRule>>;
   /** Keywords merged into the body schema itself (a `not` on a field's presence). */
   readonly bodyAdd?: { readonly add: JsonSchema; readonly spec: string };
+  /** Optional request headers the service reads (`Accept-Language` on the agreement), by name. */
+  readonly headers?: Readonly<Record<string, { readonly description: string; readonly spec: string }>>;
 }
 
 /** "missing or empty required fields" answer `invalid_request` (Code catalogue). */
@@ -65,6 +67,7 @@ export const REQUEST_RULES: Readonly<Record<string, OperationRules>> = {
   'POST /v1/qrpay/quotes': {
     body: {
       code_value: NON_EMPTY,
+      funding_source: { add: { default: 'member' }, spec: 'Default `member`. `merchant` only in merchant-hosted mode' },
       payer: { add: { additionalProperties: true }, spec: 'Unknown keys are discarded' },
     },
   },
@@ -123,6 +126,15 @@ export const REQUEST_RULES: Readonly<Record<string, OperationRules>> = {
       line: {
         replace: { type: 'string', 'x-extensible-enum': ['express', 'pobo'] },
         spec: 'Unrecognized values are treated as `express`',
+      },
+    },
+  },
+  'GET /v1/remit/vp/agreement': {
+    headers: {
+      'Accept-Language': {
+        description:
+          'Read when `lang` is omitted (unconfigured languages fall back through `en`, then `zh-Hans`). With the SDK: `options.headers`.',
+        spec: 'When omitted, `Accept-Language` is used',
       },
     },
   },

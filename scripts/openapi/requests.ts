@@ -11,6 +11,15 @@ const PARAM = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 const isWrite = (e: EndpointDescriptor): boolean => e.method !== 'GET' && e.method !== 'HEAD';
 const isTokenExchange = (e: EndpointDescriptor): boolean => e.path === '/v1/connect/token';
 
+/**
+ * Whether an operation takes `x-idempotency-key`: `required` where the SDK sends one, `optional`
+ * where it sends one the spec does not show required (`keyNotRequired`: the quotes), else `none`.
+ */
+export function keyMode(e: EndpointDescriptor): 'required' | 'optional' | 'none' {
+  if (!e.sendsKey) return 'none';
+  return e.keyNotRequired === true ? 'optional' : 'required';
+}
+
 /** The parameters of an operation (`member`: its member scope). */
 export function parameters(e: EndpointDescriptor, call: ResourceCall | undefined, member: string): unknown[] {
   const out: unknown[] = [];
@@ -25,8 +34,12 @@ export function parameters(e: EndpointDescriptor, call: ResourceCall | undefined
   }
   if (member === 'required') out.push(PARAM('XOnBehalfOf'));
   if (member === 'optional') out.push(PARAM('XOnBehalfOfOptional'));
-  if (e.sendsKey) out.push(PARAM('XIdempotencyKey'));
+  if (keyMode(e) === 'required') out.push(PARAM('XIdempotencyKey'));
+  if (keyMode(e) === 'optional') out.push(PARAM('XIdempotencyKeyOptional'));
   if (isTokenExchange(e)) out.push(PARAM('XClientId'), PARAM('XApiKey'));
+  for (const [name, h] of Object.entries(REQUEST_RULES[`${e.method} ${e.path}`]?.headers ?? {})) {
+    out.push({ name, in: 'header', required: false, description: h.description, schema: { type: 'string' } });
+  }
   for (const [name, schema] of Object.entries(call?.query?.properties ?? {})) {
     if (call?.listQuery && (name === 'limit' || name === 'cursor')) {
       out.push(PARAM(name === 'limit' ? 'Limit' : 'Cursor'));

@@ -30,6 +30,13 @@ export function componentParameters(): Record<string, unknown> {
       'A UUID (8-4-4-4-12 hex), new per operation and reused by every retry of it. Window: 24 hours.',
       { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' },
     ),
+    // Sent by the SDK where the spec shows no requirement (the quotes): declared, not required.
+    XIdempotencyKeyOptional: header(
+      'x-idempotency-key',
+      'A UUID (8-4-4-4-12 hex), new per operation and reused by every retry of it. The SDK sends one; whether the service requires it is not shown by the specification.',
+      { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' },
+      false,
+    ),
     XClientId: header('x-client-id', 'The client identifier issued with the API key.', { type: 'string' }),
     XApiKey: header('x-api-key', 'The api key (never the signing key). Missing, empty and wrong credentials answer the same 401.', {
       type: 'string',

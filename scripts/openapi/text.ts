@@ -55,10 +55,10 @@ The SDK's sandbox command (\`npx merchant-stablecoin-sandbox\` in a project that
 Operations with \`x-member-scope: required\` need \`x-on-behalf-of: <external_member_id or mem_ id>\`; missing or blank answers \`member_context_required\`, an unknown, foreign or suspended member \`member_not_found\`. There is no default member. \`optional\`: the header may be left out.
 
 ## Idempotency
-Operations with \`x-idempotency: required\` need \`x-idempotency-key: <UUID>\` (8-4-4-4-12 hex; only the shape is checked). A retry of a call that may have executed (a timeout, 500, 502, 504, 409 \`idempotency_in_progress\`) reuses the same key, with a new nonce and signature: a new key would make a second real operation. After a business failure use a new key (the same key replays the failure). Replays carry \`X-Idempotent-Replay: true\`. The window is 24 hours; the same key with another body answers \`idempotency_key_reused\`. \`x-moves-funds\` marks the operations that move money.
+Operations with \`x-idempotency: required\` need \`x-idempotency-key: <UUID>\` (8-4-4-4-12 hex; only the shape is checked). A retry of a call that may have executed (a timeout, 500, 502, 504, 409 \`idempotency_in_progress\`) reuses the same key, with a new nonce and signature: a new key would make a second real operation. After a business failure use a new key (the same key replays the failure). Replays carry \`X-Idempotent-Replay: true\`. The window is 24 hours; the same key with another body answers \`idempotency_key_reused\`. \`x-idempotency: optional\`: the SDK sends a key where the specification shows no requirement (the quotes it only names). \`x-moves-funds\` marks the operations that move money.
 
 ## Lists
-Lists answer \`{data, next_cursor, has_more}\`. Pass \`limit\` (default 20, maximum 100) and \`cursor\` (the previous \`next_cursor\`); there is no offset. \`has_more\` is the only end marker. An undecodable or expired cursor returns the first page, not an error.
+Lists answer \`{data, next_cursor, has_more}\`. Pass \`limit\` (default 20, maximum 100) and \`cursor\` (the previous \`next_cursor\`); there is no offset. \`has_more\` is the only end marker. An undecodable or expired cursor returns the first page, not an error. Static lists (\`GET /v1/balances\`, \`GET /v1/remit/corridors\`) use the same envelope with \`next_cursor\` null and \`has_more\` false.
 
 ## Amounts
 Money amounts are decimal strings, never numbers (\`DecimalString\`), at the asset's \`ledger_scale\`; \`display_scale\` is for display only.

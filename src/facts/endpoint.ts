@@ -68,6 +68,14 @@ export interface EndpointDescriptor<TResult = unknown> {
    */
   readonly takesNoKey?: boolean;
   /**
+   * Set on a write where the SDK sends a key (`sendsKey`) although the spec shows no requirement
+   * and its common rule does not decide one: a quote (the one quote the spec shows, the QR quote,
+   * takes none). The key is sent as on any keyed write (fresh per call, reused by its retries:
+   * harmless if the service ignores it, protective if it honours it), but the OpenAPI document
+   * declares the header optional (`x-idempotency: optional`), never required.
+   */
+  readonly keyNotRequired?: boolean;
+  /**
    * Whether the intent journal records the call before it is sent (with a journal): the writes
    * that move funds. Their retries, like every keyed call's, reuse the key.
    */

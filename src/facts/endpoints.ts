@@ -392,13 +392,15 @@ export const QRPAY_PAY = endpoint('member.qrpay.pay', 'POST /v1/qrpay/payments',
 });
 
 /**
- * `POST /v1/remit/quotes`. Member-scoped (a remittance of the member). Key: assumed, since a
- * remittance quote is a stored object with a 75-second lifetime (the QR quote, which says "No
- * idempotency key", is the counter-example; a superfluous fresh key is harmless).
+ * `POST /v1/remit/quotes`. Member-scoped (a remittance of the member). Key: sent, since a
+ * remittance quote may be a stored object with a 75-second lifetime and a superfluous fresh key is
+ * harmless; not required (`keyNotRequired`): the spec shows no requirement, and the one quote it
+ * shows (the QR quote) takes none.
  */
 export const REMITTANCES_QUOTE = endpoint('member.remittances.quote', 'POST /v1/remit/quotes', 'loose', looseValueSchema, {
   memberScoped: true,
   sendsKey: true,
+  keyNotRequired: true,
 });
 
 /** `GET /v1/remit/payee-form-schema`. Member-scoped by the issue's design (payees belong to the member). */
@@ -500,11 +502,12 @@ export const MEMBERS_SUSPEND = endpoint('members.suspend', 'POST /v1/members/{id
 
 /**
  * `POST /v1/exchange/quotes`. Member-scoped ("Member exchange locks prices through `lock: true`").
- * Key: assumed, a locked quote is a stored object (see `REMITTANCES_QUOTE`).
+ * Key: sent, a locked quote may be a stored object; not required (see `REMITTANCES_QUOTE`).
  */
 export const EXCHANGE_QUOTE = endpoint('member.exchange.quote', 'POST /v1/exchange/quotes', 'loose', looseValueSchema, {
   memberScoped: true,
   sendsKey: true,
+  keyNotRequired: true,
 });
 
 /** `POST /v1/exchange/orders`. Member-scoped. Key: executes synchronously, moves funds (status `executed`). */

@@ -96,14 +96,15 @@ export const supplementActionSchema = looseObject({
 /** A supplement action. */
 export interface SupplementAction extends z.infer<typeof supplementActionSchema> {}
 
-const KNOWN_ACTION_KINDS: readonly string[] = ['slippage', 'supplement'];
+/** The action kinds this SDK version knows (Known kinds: `slippage` and `supplement`). */
+export const KNOWN_ACTION_KINDS: readonly string[] = ['slippage', 'supplement'];
 
 /**
  * An action of a kind this SDK version does not know (Versioning: new action types are added
  * without notice). `kind` and every field are kept unchanged so the caller can show it.
  * A known kind with a malformed body does not fall back here: it fails validation.
  */
-const unknownActionSchema = looseObject({
+export const unknownActionSchema = looseObject({
   /** The kind as the service sent it; show the action unchanged. */
   kind: z.string().check(z.refine((kind) => !KNOWN_ACTION_KINDS.includes(kind), 'known action kind with an invalid shape')),
 });

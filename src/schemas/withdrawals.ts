@@ -17,7 +17,7 @@ export const withdrawalOrderSchema = looseObject({
   amount: decimalString,
   /** Decimal places of `amount`. */
   ledger_scale: integer,
-  /** Snapshotted unchanged, immutable afterwards. */
+  /** Up to 200 characters; snapshotted unchanged, immutable afterwards. */
   to_address: z.string(),
 });
 

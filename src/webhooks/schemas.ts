@@ -45,7 +45,7 @@ export const card3dsReceivedDataSchema = z.looseObject({
   otp_code: z.string(),
   /** `cap_<id>`; omitted when the card has no originating application. */
   application_id: z.optional(z.string()),
-  /** Only when the upstream supplied it. */
+  /** ISO 8601 (a timestamp, by the spec's conventions); only when the upstream supplied it. */
   expires_at: z.optional(z.string()),
 });
 

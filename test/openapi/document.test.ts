@@ -4,13 +4,16 @@
  * set, same methods, same member scope, idempotency, scope and signature.
  */
 import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { renderOpenApi } from '../../scripts/openapi.js';
 import type { EndpointDescriptor } from '../../src/facts/endpoint.js';
 import { ERROR_CODES } from '../../src/facts/error-codes.js';
 import { ENDPOINTS, NAME_ONLY_ENDPOINTS } from '../../src/facts/endpoints.js';
+import { pendingActionSchema } from '../../src/schemas/remittances.js';
 import { ALL_ROUTES } from '../../src/testing/routes/index.js';
 import facts from '../fixtures/spec-facts.json' with { type: 'json' };
+import { slippage, supplement } from '../schemas/fixtures.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document read as JSON of many shapes, field by field
 type Json = Record<string, any>;
@@ -58,9 +61,10 @@ describe('openapi.json', () => {
     expect(op['x-member-scope'] === 'none').toBe(!e.memberScoped);
     if (op['x-member-scope'] === 'none') expect(header('x-on-behalf-of')).toBeUndefined();
     else expect(header('x-on-behalf-of')?.['required']).toBe(op['x-member-scope'] === 'required');
-    // Idempotency key.
-    expect(op['x-idempotency']).toBe(e.sendsKey ? 'required' : 'none');
-    expect(header('x-idempotency-key')?.['required']).toBe(e.sendsKey ? true : undefined);
+    // Idempotency key: required where the SDK sends one, optional where the spec shows no requirement (the quotes).
+    const key = !e.sendsKey ? 'none' : e.keyNotRequired === true ? 'optional' : 'required';
+    expect(op['x-idempotency']).toBe(key);
+    expect(header('x-idempotency-key')?.['required']).toBe(key === 'none' ? undefined : key === 'required');
     expect(op['x-moves-funds']).toBe(e.journaled);
     expect(op['x-scope']).toBe(e.scope ?? null);
     expect(op['x-shape']).toBe(NAME_ONLY_ENDPOINTS.includes(e) ? 'name-only' : 'shown');
@@ -157,6 +161,37 @@ describe('openapi.json', () => {
     expect(body['properties']['amount']['$ref']).toBe('#/components/schemas/PositiveDecimalString');
     const quote = doc['paths']['/v1/qrpay/quotes']['post']['requestBody']['content']['application/json']['schema'] as Json;
     expect(quote['properties']['amount']['$ref']).toBe('#/components/schemas/UnsignedDecimalString');
+  });
+});
+
+describe('openapi.json against the SDK’s schemas', () => {
+  it('the pending action: the document accepts and refuses what the SDK’s schema does (a known kind needs its fields, an unknown kind passes)', () => {
+    const ajv = new Ajv2020({ strict: false, validateSchema: false, formats: { 'date-time': true } });
+    const ID = 'https://merchant-stablecoin.invalid/openapi.json';
+    ajv.addSchema({ ...doc, $id: ID });
+    const validate = ajv.compile({ $ref: `${ID}#/components/schemas/PendingAction` });
+    const { new_total: _, ...withoutNewTotal } = slippage;
+    const actions: Record<string, unknown> = {
+      slippage,
+      supplement,
+      'slippage alone': { kind: 'slippage' },
+      'supplement alone': { kind: 'supplement' },
+      'slippage without new_total': withoutNewTotal,
+      'an unknown kind': { kind: 'fx_reprice', foo: 1 },
+      'no kind': { foo: 1 },
+    };
+    const verdicts = Object.fromEntries(
+      Object.entries(actions).map(([name, a]) => [name, { document: validate(a), sdk: pendingActionSchema.safeParse(a).success }]),
+    );
+    expect(verdicts).toEqual({
+      slippage: { document: true, sdk: true },
+      supplement: { document: true, sdk: true },
+      'slippage alone': { document: false, sdk: false },
+      'supplement alone': { document: false, sdk: false },
+      'slippage without new_total': { document: false, sdk: false },
+      'an unknown kind': { document: true, sdk: true },
+      'no kind': { document: false, sdk: false },
+    });
   });
 });
 

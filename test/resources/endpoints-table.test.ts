@@ -54,6 +54,10 @@ describe('the endpoint table', () => {
     expect(byId.get('member.cards.unfreeze')!.noRetryCodes).toEqual(['api_error']);
     expect(byId.get('member.cards.updateLimits')).toMatchObject({ noRetryCodes: ['api_error'], sendsKey: false });
     expect(byId.get('member.qrpay.quote')!.sendsKey).toBe(false);
+    // A key sent but not required: the quotes the spec only names (the one quote it shows takes none).
+    const keyNotRequired = ENDPOINTS.filter((e) => e.keyNotRequired === true);
+    expect(keyNotRequired.map((e) => `${e.method} ${e.path}`)).toEqual(['POST /v1/remit/quotes', 'POST /v1/exchange/quotes']);
+    expect(keyNotRequired.every((e) => e.sendsKey && NAME_ONLY_ENDPOINTS.includes(e))).toBe(true);
     expect(ENDPOINTS.filter((e) => e.method === 'GET').every((e) => !e.sendsKey && !e.journaled)).toBe(true);
   });
 

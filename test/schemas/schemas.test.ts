@@ -108,6 +108,15 @@ describe('pending action kinds', () => {
     expect(S.pendingActionSchema.safeParse({ ...F.supplement, deadline: '2026-01-01T00:00:00Z' }).success).toBe(false);
   });
 
+  it('a known kind alone (none of its listed fields) fails; an unknown kind alone passes', () => {
+    expect(S.pendingActionSchema.safeParse({ kind: 'slippage' }).success).toBe(false);
+    expect(S.pendingActionSchema.safeParse({ kind: 'supplement' }).success).toBe(false);
+    expect(S.pendingActionSchema.safeParse({ kind: 'fx_reprice' }).success).toBe(true);
+    // The unknown-kind branch itself refuses the known kinds (the OpenAPI document's `UnknownAction` says the same).
+    for (const kind of S.KNOWN_ACTION_KINDS) expect(S.unknownActionSchema.safeParse({ kind }).success).toBe(false);
+    expect(S.KNOWN_ACTION_KINDS).toEqual(['slippage', 'supplement']);
+  });
+
   it('an action without a string kind fails', () => {
     expect(S.pendingActionSchema.safeParse({ foo: 1 }).success).toBe(false);
   });
