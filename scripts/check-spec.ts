@@ -2,8 +2,10 @@
  * `npm run check:spec [-- --update] [-- path/to/api-spec.md]`: runs the cross-checks of
  * `test/check-spec/` against the interface specification document: the endpoint table, the error
  * catalogue and the fixture, and `openapi.json` fact by fact (operations, auth, headers, errors by
- * status, request and response fields, limits, pagination, webhooks), printing the count of facts
- * checked and disagreeing. `OPENAPI_DOCUMENT=<file>` checks another version of the document.
+ * status, request and response fields, limits, pagination and list bodies, the pending action's
+ * kinds, webhooks and their data fields, the spec quotes of the generator's rules), printing the
+ * count of facts checked and each one disagreeing; planted differences in copies of the document
+ * show that each kind of fact is caught. `OPENAPI_DOCUMENT=<file>` checks another version.
  *
  * The document is looked for at the path given, else `MERCHANT_API_SPEC`, else in the shared
  * folder beside the repository. `npm test` never needs it; `.ci/run` runs this when it is there.

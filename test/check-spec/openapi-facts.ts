@@ -11,7 +11,16 @@ import { catalogue, deriveFacts, route, SPEC, specSections } from './spec-facts.
 
 /** The categories the facts are counted in. */
 export type Category =
-  'operations' | 'auth' | 'headers' | 'errors by status' | 'request fields' | 'response fields' | 'limits' | 'webhooks' | 'pagination';
+  | 'operations'
+  | 'auth'
+  | 'headers'
+  | 'errors by status'
+  | 'request fields'
+  | 'response fields'
+  | 'limits'
+  | 'webhooks'
+  | 'pagination'
+  | 'rule quotes';
 
 /** One fact of the spec and whether the document says it. */
 export interface Fact {
@@ -132,6 +141,11 @@ function headerFacts(e: EndpointDescriptor, op: Json | undefined, section: strin
     add('headers', key, 'X-Idempotent-Replay on a replayed 400', bad?.['headers']?.['X-Idempotent-Replay'] !== undefined);
   }
   if (/\bNo idempotency key\b/.test(head)) add('headers', key, 'no x-idempotency-key', header('x-idempotency-key') === undefined);
+  // "Query `lang` (optional): ... When omitted, `Accept-Language` is used": the header is read, optional.
+  for (const m of (section ?? '').matchAll(/When omitted, `([A-Za-z-]+)` is used/g)) {
+    const p = parameters(op).find((x) => x['in'] === 'header' && String(x['name']).toLowerCase() === m[1]!.toLowerCase());
+    add('headers', key, `${m[1]} declared, optional`, p !== undefined && p['required'] !== true);
+  }
   // "Every response carries the `X-Request-Id` header".
   for (const [status, r] of responses(op)) add('headers', key, `X-Request-Id on ${status}`, r['headers']?.['X-Request-Id'] !== undefined);
   // "HTTP 429 `rate_limited` with `Retry-After: <seconds>`".
@@ -212,15 +226,18 @@ function limitFacts(add: Add): void {
 }
 
 function paginationFacts(add: Add): void {
-  // "Envelope: `{data: [...], next_cursor: string|null, has_more: boolean}`".
+  // "Envelope: `{data: [...], next_cursor: string|null, has_more: boolean}`"; "Static lists use the
+  // same envelope with `next_cursor` null and `has_more` false" (a section writing `next_cursor: null`).
+  const sections = specSections(SPEC);
   for (const key of ['GET /v1/reports', 'GET /v1/remit/corridors', 'GET /v1/balances']) {
     const schema = jsonSchema(successes(operation(key))[0]?.[1]);
+    const isStatic = /`\{data: [^`]*next_cursor: null\b/.test(sections.get(key) ?? '');
     add('pagination', key, 'data an array', accepts(field(schema, 'data'), []) && !accepts(field(schema, 'data'), {}));
     add(
       'pagination',
       key,
-      'next_cursor a string or null',
-      accepts(field(schema, 'next_cursor'), null) && accepts(field(schema, 'next_cursor'), 'c'),
+      isStatic ? 'next_cursor null (a static list: no string)' : 'next_cursor a string or null',
+      accepts(field(schema, 'next_cursor'), null) && accepts(field(schema, 'next_cursor'), 'c') !== isStatic,
     );
     add('pagination', key, 'has_more a boolean', accepts(field(schema, 'has_more'), false) && !accepts(field(schema, 'has_more'), 'no'));
   }

@@ -89,6 +89,9 @@ function requestFacts(add: Add): void {
       else add('request fields', key, `body ${fieldName} optional`, !requires(body, fieldName));
       if (type === 'string') add('request fields', key, `body ${fieldName} a string`, types(schema).has('string') && !accepts(schema, 25));
       if (type === 'object') add('request fields', key, `body ${fieldName} an object`, types(schema).has('object'));
+      // "Default `member`": the value the service assumes when the field is omitted.
+      const byDefault = /^Default `([^`]+)`/.exec(rule!)?.[1];
+      if (byDefault !== undefined) add('request fields', key, `body ${fieldName} default ${byDefault}`, schema?.['default'] === byDefault);
       for (const [claim, refused, accepted] of ruleChecks(rule!, type!)) {
         add('request fields', key, `body ${fieldName} ${claim}`, !accepts(schema, refused) && accepts(schema, accepted));
       }
@@ -166,6 +169,11 @@ function responseFacts(add: Add): void {
         if (type === 'string' && !/ISO 8601/.test(notes ?? '')) add('response fields', subject, 'a string', t.has('string'));
         if (/ISO 8601/.test(notes ?? '')) add('response fields', subject, 'a timestamp (date-time)', t.has('format:date-time'));
         if (/or empty string/.test(notes ?? '')) add('response fields', subject, 'or the empty string', accepts(f, ''));
+        const chars = /\bUp to (\d+) characters\b/.exec(notes ?? '')?.[1];
+        if (chars !== undefined) {
+          const n = Number(chars);
+          add('response fields', subject, `up to ${n} characters`, accepts(f, 'a'.repeat(n)) && !accepts(f, 'a'.repeat(n + 1)));
+        }
         if (/^array/.test(type ?? '')) add('response fields', subject, 'an array', t.has('array'));
         if (/^object/.test(type ?? '')) add('response fields', subject, 'an object', t.has('object'));
       }

@@ -6,25 +6,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/facts/endpoints.js';
-import { fieldFacts } from './openapi-field-facts.js';
-import { operationFacts, type Fact } from './openapi-facts.js';
+import { allFacts, line, report } from './all-facts.js';
 import { route } from './spec-facts.js';
 
-const facts: Fact[] = [...operationFacts(), ...fieldFacts()];
+const facts = allFacts();
 
 describe('openapi.json against the specification, fact by fact', () => {
   it('agrees with every fact checked', () => {
-    const byCategory = new Map<string, { checked: number; disagreeing: number }>();
-    for (const f of facts) {
-      const c = byCategory.get(f.category) ?? { checked: 0, disagreeing: 0 };
-      c.checked++;
-      if (!f.holds) c.disagreeing++;
-      byCategory.set(f.category, c);
-    }
-    const disagreeing = facts.filter((f) => !f.holds);
-    const lines = [...byCategory].map(([name, c]) => `  ${name}: ${c.checked} checked, ${c.disagreeing} disagreeing`);
-    console.log(`openapi.json vs the spec: ${facts.length} facts checked, ${disagreeing.length} disagreeing\n${lines.join('\n')}`);
-    expect(disagreeing.map((f) => `${f.category} | ${f.subject} | ${f.claim}`)).toEqual([]);
+    console.log(report(facts));
+    expect(facts.filter((f) => !f.holds).map(line)).toEqual([]);
   });
 
   it('checks every endpoint of the table, in each category an endpoint has', () => {
