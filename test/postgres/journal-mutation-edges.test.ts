@@ -98,19 +98,47 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgresJournal edges (real PostgreSQL)', 
     }
   });
 
-  it('claims come back oldest first, then by key, whatever order they were written in', async () => {
+  it('claims come back oldest first, then by key, even when the database answers in the order the rows lie on disk', async () => {
     const j = new PostgresJournal({ pool: pool(), table, ...PATIENT });
-    for (const [key, at] of [
-      ['kc', 300],
-      ['kb', 200],
-      ['kz', 100],
-      ['ka', 200],
-      ['ky', 100],
-    ] as const)
-      await j.record(intent(key, at));
-    // Rows moved on disk by an update, as a lease's end would move them.
-    await admin.query(`UPDATE ${table} SET claimed_until = NULL WHERE key IN ('ky', 'ka')`);
-    expect((await j.claim(request())).map((r) => r.key)).toEqual(['ky', 'kz', 'ka', 'kb', 'kc']);
+    // Written newest first, two intents per instant with the later key first.
+    for (let i = 199; i >= 0; i--) await j.record(intent(`k${String(i).padStart(3, '0')}`, 1000 + Math.floor(i / 2)));
+    // With the table's statistics known (autovacuum's work on a busy table), PostgreSQL joins the
+    // few picked rows by scanning the table: its UPDATE ... RETURNING comes back in disk order.
+    await admin.query(`ANALYZE ${table}`);
+    const claimed = await j.claim(request({ limit: 50 }));
+    expect(claimed.map((r) => r.key)).toEqual(Array.from({ length: 50 }, (_, i) => `k${String(i).padStart(3, '0')}`));
+  });
+
+  it('a tombstone that could not be written names its operation, and the next settle still writes it', async () => {
+    const proxy = await startTcpProxy(server.port);
+    try {
+      const url = server.appUrl.replace(`:${server.port}/`, `:${proxy.port}/`);
+      const j = new PostgresJournal({ pool: pool(url), table, ...PATIENT });
+      const lost = proxy.faultOn(`INSERT INTO "${table}"`, 'lose-reply');
+      await failure(j.record(intent('t2', 100)));
+      await lost;
+      // The proxy is still cut: the tombstone cannot be written.
+      const err = await failure(j.settle('scope1', 't2'));
+      expect(err).toMatchObject({ kind: 'unreachable', executed: false, operation: 'settle an intent' });
+      await proxy.heal();
+      await j.settle('scope1', 't2');
+      expect(await rowsIn()).toEqual([{ key: 't2', settled: true }]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('openAfter with a limit answers in one statement: no count when nothing is open', async () => {
+    const proxy = await startTcpProxy(server.port);
+    try {
+      const url = server.appUrl.replace(`:${server.port}/`, `:${proxy.port}/`);
+      const j = new PostgresJournal({ pool: pool(url), table, ...PATIENT });
+      // A count statement would be cut; none is sent.
+      void proxy.faultOn('SELECT count(*) AS total', 'drop');
+      expect(await j.openAfter({ scope: 'scope1', createdAfter: 0, limit: 5 })).toEqual({ total: 0, intents: [] });
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('an intent stored under another scope is set aside, and the warn line names the table, the key and the problem', async () => {
