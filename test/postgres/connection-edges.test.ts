@@ -9,7 +9,7 @@
  */
 import { inspect } from 'node:util';
 import type pg from 'pg';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError, type JournalIntent, type LogFields } from '../../src/index.js';
 import { PostgresJournal, PostgresStoreError } from '../../src/postgres/index.js';
 import type { PostgresClientLike, PostgresPoolLike } from '../../src/postgres/connection.js';
@@ -219,11 +219,35 @@ describe('the statement runner without a server', () => {
       }
       throw new Error('not refused');
     };
-    expect(refused(() => new PostgresJournal(undefined as never)).message).toMatch(/pool/);
-    expect(refused(() => new PostgresJournal({ pool: {} as PostgresPoolLike })).message).toMatch(/pool.*connect\(\)/);
-    expect(refused(() => new PostgresJournal({ pool, table: 5 as unknown as string })).message).toMatch(/table/);
+    expect(refused(() => new PostgresJournal(undefined as never)).argument).toBe('pool');
+    expect(refused(() => new PostgresJournal({} as never)).argument).toBe('pool');
+    expect(refused(() => new PostgresJournal({ pool: {} as PostgresPoolLike })).message).toBe('pool: must be a pg Pool (with connect()).');
+    for (const table of [5 as unknown as string, 'payments.x;y', 'x;y.payments']) {
+      const err = refused(() => new PostgresJournal({ pool, table }));
+      expect(err.argument).toBe('table');
+      expect(err.message).toMatch(/^table: must be a table name, optionally schema-qualified/);
+    }
     expect(refused(() => new PostgresJournal({ pool, statementTimeoutMs: 0 })).message).toMatch(/statementTimeoutMs/);
     expect(inspect(new PostgresJournal({ pool, table: 'a'.repeat(63) }))).toContain('a'.repeat(63));
     expect(inspect(new PostgresJournal({ pool, table: `s.${'b'.repeat(63)}` }))).toContain('b'.repeat(63));
+  });
+
+  describe('with a controllable clock', () => {
+    beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
+    afterEach(() => void vi.useRealTimers());
+
+    it('leaves no timer behind once a statement is answered or refused (a process can exit)', async () => {
+      const answering = new PostgresJournal({ pool: { connect: () => Promise.resolve(client()) }, table: 'j' });
+      await answering.record(intent('k'));
+      expect(vi.getTimerCount()).toBe(0);
+      const refusing = new PostgresJournal({
+        pool: {
+          connect: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
+        },
+        table: 'j',
+      });
+      await failure(refusing.record(intent('k')));
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 });
