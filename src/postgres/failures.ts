@@ -62,8 +62,8 @@ function messageOf(kind: PostgresFailureKind, detail: string, operation: string)
 }
 
 // SQLSTATEs of a server that cannot serve now and will again on its own.
-const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '57P05', '57014', '55P03', '40001', '40P01', '53300', '25006', '58000']);
-// SQLSTATE classes of the same: connection exceptions, transaction rollbacks.
+const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '57P05', '57014', '55P03', '53300', '25006', '58000']);
+// SQLSTATE classes of the same: connection exceptions, transaction rollbacks (40001, 40P01, ...).
 const UNAVAILABLE_CLASSES = ['08', '40'];
 
 /** The kind of a failure with SQLSTATE `code` (undefined: no answer). */
@@ -83,10 +83,7 @@ export function storeErrorOf(err: unknown, operation: string, values: readonly u
   // The server's SQLSTATE is five characters; Node's socket codes (ECONNREFUSED) mean no answer.
   const code = typeof raw === 'string' && /^[0-9A-Z]{5}$/.test(raw) ? raw : undefined;
   let detail = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
-  for (const v of values) {
-    const text = typeof v === 'string' ? v : '';
-    if (text.length >= 4) detail = detail.split(text).join('***');
-  }
+  for (const v of values) if (typeof v === 'string' && v.length >= 4) detail = detail.split(v).join('***');
   if (detail.length > 300) detail = `${detail.slice(0, 300)}...`;
   if (detail === '') detail = 'no answer';
   return new PostgresStoreError(classify(code), code === undefined ? detail : `${detail} (SQLSTATE ${code})`, {
