@@ -242,4 +242,21 @@ describe('RedisJournal at the edges (scripted client)', () => {
     expect((await second).error).toMatchObject({ executed: false });
     expect(evalshas(redis)).toBe(1);
   });
+
+  it('while Redis is considered down a record is not sent, but the settle of its key still is (a late record must be removed)', async () => {
+    const redis = new ScriptedClient({
+      EVALSHA: () => {
+        throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+      },
+    });
+    const journal = new RedisJournal({ redis, logger: {}, retryAfterMs: 60_000 });
+    expect((await outcome(journal.record(intent('k1')))).error).toMatchObject({ kind: 'unreachable' });
+    // Down now: the next record of the key is skipped, never sent.
+    expect((await outcome(journal.record(intent('k1')))).error).toMatchObject({ kind: 'unreachable', executed: false });
+    expect(evalshas(redis)).toBe(1);
+    // The settle goes out all the same.
+    await outcome(journal.settle('scope1', 'k1'));
+    expect(evalshas(redis)).toBe(2);
+    expect(redis.calls[1]![3]).toBe('merchant-stablecoin:journal:{scope1}:intents');
+  });
 });

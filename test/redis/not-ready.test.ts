@@ -134,8 +134,13 @@ describe('a command waits for the client to be ready, and is never handed over b
 
   it('never ready within commandTimeoutMs: the record and the settle are refused unsent, and never sent afterwards', async () => {
     const redis = new FakeClient('reconnecting');
-    const journal = new RedisJournal({ redis, logger: {}, commandTimeoutMs: 20, retryAfterMs: 1 });
+    const warnings: string[] = [];
+    const journal = new RedisJournal({ redis, logger: { warn: (m: string) => warnings.push(m) }, commandTimeoutMs: 20, retryAfterMs: 1 });
     const record = await settled(journal.record(intent('k1')));
+    // An outage, logged and marked as one (unlike a stop by the store's caller).
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^merchant-stablecoin\/redis: Redis unreachable \(EVALSHA on /);
+    expect(inspect(journal)).toContain('degraded: true');
     expect(record.error).toMatchObject({ kind: 'unreachable', executed: false, command: 'EVALSHA' });
     expect((record.error as Error).message).toBe(
       'Redis unreachable (EVALSHA on merchant-stablecoin:journal:{scope1}:intents): the connection was not ready within 20 ms (status reconnecting); nothing was sent.',
