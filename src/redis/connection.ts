@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
 import { positiveNumber } from '../core/errors/setting-checks.js';
 import { InvalidArgumentError } from '../core/errors/errors.js';
 import { log, type Logger } from '../core/telemetry/logger.js';
-import { classify, notSent, RedisStoreError, storeErrorOf } from './failures.js';
+import { RedisCommands } from './commands.js';
+import { notSent, RedisStoreError } from './failures.js';
 import { RedisKeyspace } from './keyspace.js';
+import { notReadyStatus } from './readiness.js';
 
 /**
  * The part of a Redis client the fleet stores use: ioredis' generic `call(command, ...args)`,
@@ -38,7 +39,9 @@ export interface RedisStoreOptions {
    */
   readonly logger?: Logger;
   /**
-   * A Redis command not answered within this many ms counts as a failure (default 1000): the
+   * A Redis command not answered within this many ms counts as a failure (default 1000), and so
+   * does a connection that is not ready within it (the command waits for the client's `ready`,
+   * then is never sent, never left in its offline queue): the
    * token store and the rate limiter answer from memory, the event store refuses the delivery
    * (503), the intent journal refuses the money-moving call before sending it. A payment must not
    * wait on a dead cache.
@@ -71,46 +74,8 @@ export interface RunOptions {
   readonly patienceMs?: number;
   /** Ask Redis even while the connection is considered down. */
   readonly evenIfDown?: boolean;
-}
-
-/**
- * What an operation sends its commands through: a failure becomes a {@link RedisStoreError}
- * naming the command and its first key, and a missing script is loaded with EVAL.
- */
-export class RedisCommands {
-  readonly #client: RedisClientLike;
-  /** The command last sent, named by a timeout. */
-  last: { readonly command: string; readonly key: string | undefined } | undefined;
-
-  constructor(client: RedisClientLike) {
-    this.#client = client;
-  }
-
-  /** `command key... arg...`. */
-  async call(command: string, keys: readonly string[], args: ReadonlyArray<string | number> = []): Promise<unknown> {
-    this.last = { command, key: keys[0] };
-    try {
-      return await this.#client.call(command, ...keys, ...args);
-    } catch (err) {
-      throw storeErrorOf(err, command, keys[0], args);
-    }
-  }
-
-  /** Runs a Lua script by SHA, loading it with EVAL on a node that does not know it yet. */
-  async script(script: LuaScript, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    this.last = { command: 'EVALSHA', key: keys[0] };
-    try {
-      return await this.#client.call('EVALSHA', script.sha, keys.length, ...keys, ...args);
-    } catch (err) {
-      if (classify(err).code !== 'NOSCRIPT') throw storeErrorOf(err, 'EVALSHA', keys[0], args);
-    }
-    this.last = { command: 'EVAL', key: keys[0] };
-    try {
-      return await this.#client.call('EVAL', script.source, keys.length, ...keys, ...args);
-    } catch (err) {
-      throw storeErrorOf(err, 'EVAL', keys[0], args, 'the script was not loaded (NOSCRIPT) and EVAL failed: ');
-    }
-  }
+  /** Given the operation's commands before it starts, so that the store can stop it ({@link RedisCommands.stop}). */
+  readonly started?: (commands: RedisCommands) => void;
 }
 
 /**
@@ -180,14 +145,17 @@ export class RedisGuard {
     if (h.down && !options.evenIfDown && performance.now() < h.retryAt && h.lastFailure !== undefined)
       return fallback(notSent(h.lastFailure));
     const commands = new RedisCommands(this.redis);
+    options.started?.(commands);
     let value: T;
     try {
-      value = await withTimeout(op(commands), options.patienceMs ?? this.#timeoutMs, commands);
+      value = await withTimeout(op(commands), options.patienceMs ?? this.#timeoutMs, commands, this.redis);
     } catch (err) {
       const failure =
         err instanceof RedisStoreError
           ? err
           : new RedisStoreError('misconfigured', `unexpected reply (${errorText(err)})`, commands.last ?? {});
+      // Stopped by the store's caller before anything was sent: no news about Redis.
+      if (commands.stoppedByCaller) return fallback(failure);
       if (failure.kind === 'misconfigured') this.#reportMisconfigured(failure);
       else this.#markDown(failure);
       return fallback(failure);
@@ -240,20 +208,23 @@ export class RedisGuard {
   }
 }
 
-/** A Lua script and its SHA1 (for EVALSHA). */
-export class LuaScript {
-  readonly source: string;
-  readonly sha: string;
-  constructor(source: string) {
-    this.source = source;
-    this.sha = createHash('sha1').update(source).digest('hex');
-  }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, commands: RedisCommands): Promise<T> {
+function withTimeout<T>(promise: Promise<T>, ms: number, commands: RedisCommands, client: object): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expiry = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RedisStoreError('unreachable', `no answer within ${Math.round(ms)} ms`, commands.last ?? {})), ms);
+    timer = setTimeout(() => {
+      const at = commands.last ?? {};
+      const status = notReadyStatus(client) ?? 'ready';
+      const waiting = new RedisStoreError(
+        'unreachable',
+        `the connection was not ready within ${Math.round(ms)} ms (status ${status}); nothing was sent`,
+        {
+          ...at,
+          unsent: true,
+        },
+      );
+      // Not handed over yet: stopped, so that it never goes out later. Handed over: it may run.
+      reject(commands.stop(waiting) ? waiting : new RedisStoreError('unreachable', `no answer within ${Math.round(ms)} ms`, at));
+    }, ms);
   });
   // A command that answers after its deadline must not surface as an unhandled rejection.
   promise.catch(() => undefined);

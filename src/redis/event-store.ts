@@ -37,10 +37,12 @@ export interface RedisEventStoreOptions extends RedisStoreOptions {
   readonly fallback?: EventStore;
 }
 
-/** Where this process holds an open claim: its Redis marker (if Redis took it), and whether the fallback holds it too. */
+/**
+ * An open claim of this process: its Redis marker, when Redis took it. (Opted into
+ * `'process-risking-duplicates'`, the fallback holds every open claim too.)
+ */
 interface Placement {
   readonly marker: string | undefined;
-  readonly local: boolean;
 }
 
 // Claims this process holds and has not settled yet; bounded in case a caller never settles.
@@ -104,7 +106,7 @@ export class RedisEventStore implements EventStore {
     const fallback = this.#fallback;
     if (fallback === undefined) {
       const shared = await this.#claimShared(eventId, ttlMs, rethrow);
-      if (shared.result === 'claimed') this.#remember(eventId, { marker: shared.marker, local: false });
+      if (shared.result === 'claimed') this.#remember(eventId, { marker: shared.marker });
       return shared.result;
     }
     // This process's own record first: what it processed while Redis was down stays processed.
@@ -122,7 +124,7 @@ export class RedisEventStore implements EventStore {
       throw err;
     }
     if (shared.result === undefined || shared.result === 'claimed') {
-      this.#remember(eventId, { marker: shared.marker, local: true });
+      this.#remember(eventId, { marker: shared.marker });
       return 'claimed';
     }
     await fallback.release(eventId);
@@ -149,7 +151,7 @@ export class RedisEventStore implements EventStore {
     const placement = this.#open.get(eventId);
     this.#open.delete(eventId);
     if (placement === undefined) return;
-    if (placement.local) await this.#fallback?.release(eventId);
+    await this.#fallback?.release(eventId);
     const marker = placement.marker;
     if (marker === undefined) return;
     // If Redis is down the claim frees when its lease expires.

@@ -38,7 +38,8 @@ export class RedisStoreError extends MerchantSdkError {
    * `false` when the command certainly did not run: Redis answered it with an error (`code` set:
    * a refusal, or a node that cannot serve now), the client could not write it (a closed
    * connection without an offline queue), or the store did not send it (Redis was considered
-   * down). `undefined` when it was sent and no answer came: it may have run. The intent journal's
+   * down, or the client's connection was not ready within the time bound: a command is never
+   * left in the client's offline queue). `undefined` when it was sent and no answer came: it may have run. The intent journal's
    * contract reads it: a `record` that did not run stored nothing.
    */
   readonly executed: false | undefined;

@@ -3,7 +3,7 @@
  * hash (key → JSON), its open set (sorted set, key scored by `createdAt`) and its claims hash
  * (key → end of the claim in ms on Redis' clock); they share one hash tag (one Cluster slot).
  */
-import { LuaScript } from './connection.js';
+import { LuaScript } from './commands.js';
 
 /**
  * ARGV[1] idempotency key, ARGV[2] the intent as JSON, ARGV[3] its `createdAt`. The first record

@@ -9,7 +9,8 @@ import {
 } from '../core/journal/intent-journal.js';
 import { log } from '../core/telemetry/logger.js';
 import { RedisGuard, type RedisStoreOptions } from './connection.js';
-import type { RedisStoreError } from './failures.js';
+import type { RedisCommands } from './commands.js';
+import { RedisStoreError } from './failures.js';
 import { keyDigest } from './keyspace.js';
 import { CLAIM_INTENTS, OPEN_AFTER, RECORD_INTENT, SETTLE_INTENT } from './journal-scripts.js';
 
@@ -32,7 +33,8 @@ export type RedisJournalOptions = RedisStoreOptions;
  *   instances never claim the same intent.
  * - **No in-memory fallback**, unlike the token store and the limiter: an intent held only in
  *   this process's memory would not survive the crash it is written for. While Redis cannot
- *   answer (or answers slower than `commandTimeoutMs`), and when it refuses the command (`NOPERM`,
+ *   answer (or answers slower than `commandTimeoutMs`, or its connection is not ready by then, as
+ *   when it is unreachable from the start), and when it refuses the command (`NOPERM`,
  *   `OOM`, ...), `record` rejects with a `RedisStoreError` that says which, so money-moving calls
  *   fail before sending (`CallInterruptedError`, `call.sent: 'no'`, that error as `cause`: nothing
  *   moved) and calls that move no funds go on. Outages and refusals are logged as for the other
@@ -54,6 +56,8 @@ export type RedisJournalOptions = RedisStoreOptions;
 export class RedisJournal implements IntentJournal {
   readonly #guard: RedisGuard;
   readonly #logger: RedisStoreOptions['logger'];
+  /** Records not answered yet, by scope and key: stopped by a settle while still unsent. */
+  readonly #waiting = new Map<string, RedisCommands[]>();
 
   /** @param options - The Redis client, key prefix and timings. */
   constructor(options: RedisJournalOptions) {
@@ -68,23 +72,45 @@ export class RedisJournal implements IntentJournal {
   /**
    * Writes the intent (the first record of a key stays).
    *
-   * @throws RedisStoreError when Redis cannot take it (down, slow, or refusing the command).
+   * Waits for the client's connection to be ready (up to `commandTimeoutMs`) and is never put in
+   * its offline queue: a record that was not sent rejects with `executed: false`.
+   *
+   * @throws RedisStoreError when Redis cannot take it (down, not ready, slow, or refusing the command).
    */
   async record(intent: JournalIntent): Promise<void> {
-    await this.#guard.run(
-      (redis) => redis.script(RECORD_INTENT, this.#keys(intent.scope), [intent.key, JSON.stringify(intent), intent.createdAt]),
-      refuse,
-    );
+    const id = pendingId(intent.scope, intent.key);
+    let mine: RedisCommands | undefined;
+    try {
+      await this.#guard.run(
+        (redis) => redis.script(RECORD_INTENT, this.#keys(intent.scope), [intent.key, JSON.stringify(intent), intent.createdAt]),
+        refuse,
+        { started: (commands) => this.#waiting.set(id, [...(this.#waiting.get(id) ?? []), (mine = commands)]) },
+      );
+    } finally {
+      const rest = (this.#waiting.get(id) ?? []).filter((c) => c !== mine);
+      if (rest.length === 0) this.#waiting.delete(id);
+      else this.#waiting.set(id, rest);
+    }
   }
 
   /**
    * Removes the intent and its claim. Sent even while Redis is considered down: after a `record`
    * that timed out, this settle follows it on the same connection, so a record that lands late is
-   * removed right after (its call was refused, and must never be resent).
+   * removed right after (its call was refused, and must never be resent). A `record` of the key
+   * that this journal has not handed to the client yet (its connection is not ready) is stopped
+   * instead, and never sent: nothing of it can land, and this settle resolves at once.
    *
    * @throws RedisStoreError when Redis does not confirm it.
    */
   async settle(scope: string, key: string): Promise<void> {
+    const waiting = this.#waiting.get(pendingId(scope, key)) ?? [];
+    const stopped = new RedisStoreError('unreachable', 'its call ended while the connection was not ready; nothing was sent', {
+      command: 'EVALSHA',
+      key: this.#keys(scope)[0],
+      unsent: true,
+    });
+    // Every record of the key still waiting for the connection is stopped: none reaches Redis.
+    if (waiting.length > 0 && waiting.map((c) => c.stop(stopped, true)).every(Boolean)) return;
     await this.#guard.run((redis) => redis.script(SETTLE_INTENT, this.#keys(scope), [key]), refuse, { evenIfDown: true });
   }
 
@@ -152,6 +178,11 @@ export class RedisJournal implements IntentJournal {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `RedisJournal { prefix: '${this.#guard.keys.prefix}', degraded: ${this.#guard.degraded} }`;
   }
+}
+
+/** Where a record of `(scope, key)` waits; a newline appears in neither. */
+function pendingId(scope: string, key: string): string {
+  return `${scope}\n${key}`;
 }
 
 /** The journal's fallback: none. A failure, outage or refusal, reaches the caller as it is. */

@@ -3,7 +3,7 @@
  * keys, which is what makes a check-then-write (claim, compare-and-delete, count) safe when many
  * instances race.
  */
-import { LuaScript } from './connection.js';
+import { LuaScript } from './commands.js';
 
 /**
  * KEYS[1] renewal lock, KEYS[2] renewal counter; ARGV[1] owner, ARGV[2] lease ms, ARGV[3] the

@@ -9,7 +9,6 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   CallInterruptedError,
-  OutcomeUnknownError,
   RecoveryInterruptedError,
   type JournalClaimRequest,
   type JournalIntent,
@@ -218,19 +217,15 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisJournal (real redis-server)', 
       };
       const journal = new RedisJournal({ redis, logger });
       const client = wireClient(ledger.url, { journal, logger });
-      // The first record meets a connection that is gone, which the store cannot tell from a reply
-      // lost: it may have reached Redis, and the clearing settle failed too, so the caller is told
-      // the truth (outcome unknown), not "not sent".
+      // The first record meets a connection the client has closed (status end): the store does
+      // not hand it over (it could only be queued or fail unsent), so the call is refused, not sent.
       const first = await failure(client.member('ext-1').withdrawals.create(WITHDRAWAL));
-      expect(first).toBeInstanceOf(OutcomeUnknownError);
-      expect((first as OutcomeUnknownError).call).toMatchObject({ sent: 'maybe', attempts: 0 });
-      expect((first as OutcomeUnknownError).idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
-      const interrupted = (first as Error).cause as CallInterruptedError;
-      expect(interrupted).toBeInstanceOf(CallInterruptedError);
-      // The cause says what Redis did: no answer (an outage), not a refusal.
-      expect(interrupted.cause).toBeInstanceOf(RedisStoreError);
-      expect(interrupted.cause).toMatchObject({ kind: 'unreachable', command: 'EVALSHA', executed: undefined });
-      expect((interrupted.cause as RedisStoreError).key).toMatch(/^merchant-stablecoin:journal:\{[0-9a-f]{32}\}:intents$/);
+      expect(first).toBeInstanceOf(CallInterruptedError);
+      expect((first as CallInterruptedError).call).toMatchObject({ sent: 'no', attempts: 0 });
+      // The cause says what Redis did: no connection (an outage), not a refusal, and nothing sent.
+      expect((first as Error).cause).toBeInstanceOf(RedisStoreError);
+      expect((first as Error).cause).toMatchObject({ kind: 'unreachable', command: 'EVALSHA', executed: false });
+      expect(((first as Error).cause as RedisStoreError).key).toMatch(/^merchant-stablecoin:journal:\{[0-9a-f]{32}\}:intents$/);
       // While Redis is considered down the store sends nothing: that record certainly did not land.
       const err = await failure(client.member('ext-1').withdrawals.create(WITHDRAWAL));
       expect(err).toBeInstanceOf(CallInterruptedError);

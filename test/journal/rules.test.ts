@@ -19,6 +19,7 @@ import {
 } from '../../src/index.js';
 import { CARDS_ACTIVATE, ENDPOINTS, KYC_SUBMIT_APPLICATION, WITHDRAWALS_CREATE } from '../../src/facts/endpoints.js';
 import { journaled, neverResent, settles, storedUnderKey } from '../../src/core/journal/rules.js';
+import { withParams } from '../../src/core/journal/resend.js';
 import { failure, wireClient } from '../helpers/client.js';
 import { apiError, WITHDRAWAL, type Reply } from '../helpers/wire-server.js';
 import { ROUTES, startLedger, type Ledger, type RouteName } from './helpers/ledger.js';
@@ -422,5 +423,18 @@ describe('templateMismatch: a record that does not agree with its endpoint is ne
     ]);
     expect(ledger.server.calls().filter((c) => c.headers['x-idempotency-key'] === record.key)).toEqual([]);
     expect(journal.open()).toEqual([record]);
+  });
+});
+
+describe("a withheld intent's check names its own object (withParams)", () => {
+  it('fills each parameter from the path, matching the rest of the route literally; a path that does not match leaves the text as it is', () => {
+    const check = 'read {kind} {id} (GET /v1/{kind}/{id})';
+    expect(withParams(check, '/v1/{kind}/{id}/activate', '/api/v1/cards/crd_9/activate?x=1')).toBe(
+      'read cards crd_9 (GET /v1/cards/crd_9)',
+    );
+    // A dot or a plus in a route is itself, not a pattern.
+    expect(withParams('GET {id}', '/v1/a.b+/{id}', '/v1/a.b+/x1')).toBe('GET x1');
+    expect(withParams('GET {id}', '/v1/a.b+/{id}', '/v1/aXbb/x1')).toBe('GET {id}');
+    expect(withParams('GET {id}', '/v1/cards/{id}/activate', '/v1/cards/crd_1/topups')).toBe('GET {id}');
   });
 });

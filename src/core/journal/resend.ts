@@ -19,7 +19,8 @@ export function preparedOf(
   const member = intent.member ?? undefined;
   return {
     // The span and log lines of a resend say it is one.
-    name: `recover ${endpoint.id.replace(/^member\./, '')}`,
+    // (`member.` only ever starts an endpoint id.)
+    name: `recover ${endpoint.id.replace('member.', '')}`,
     route: endpoint.path,
     method: intent.method,
     path: intent.path,
@@ -30,7 +31,8 @@ export function preparedOf(
     bucket: bucketOf(intent.method, filled),
     subKey: subLimitOf(intent.method, filled, member),
     extraHeaders: undefined,
-    options: signal === undefined ? undefined : { signal },
+    // Every reader asks `options?.signal`: without a signal this is the same as no options.
+    options: { signal },
     secrets: [],
   };
 }
@@ -41,7 +43,8 @@ export function preparedOf(
  * conversion or a payment by id; the idempotency key identifies the operation to support).
  */
 export function checkFor(intent: JournalIntent): string {
-  const object = /^(.*\/v1\/(?:cards|remittances)\/[^/?]+)\//.exec(intent.path);
+  // Greedy from the start of the path (an anchor would add nothing): `<base>/v1/cards/<id>`.
+  const object = /(.*\/v1\/(?:cards|remittances)\/[^/?]+)\//.exec(intent.path);
   if (object !== null) return `GET ${object[1]} shows whether it happened`;
   if (intent.endpoint === 'member.kyc.quickBind') return 'GET /v1/kyc (same member) shows whether the binding was made';
   const where = intent.endpoint.startsWith('member.')
