@@ -163,6 +163,8 @@ export async function startPostgres(): Promise<PostgresServer> {
   await start();
   // A test process that ends without its afterAll (a worker torn down) still stops its server.
   process.once('exit', () => {
+    // A frozen server cannot stop: it is woken first.
+    for (const p of frozen) if (alive(p)) process.kill(p, 'SIGCONT');
     if (pid !== 0 && alive(pid)) process.kill(pid, 'SIGINT');
   });
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
