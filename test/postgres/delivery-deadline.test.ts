@@ -163,12 +163,82 @@ describe.skipIf(!POSTGRES_AVAILABLE)('a delivery answered within its time (real 
       migration.release();
     }
     expect(answer).toMatchObject({ status: 503, outcome: 'store_error' });
+    // It waited for the lock the time the delivery had (lock_timeout), no less.
+    expect(answer.ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
     expect(answer.ms).toBeLessThan(SERVICE_TIMEOUT_MS);
     const text = lines.map((l) => `${l.level} ${l.message}`).join('\n');
     expect(text).toMatch(/warn .*locked by another session/);
     expect(text).not.toMatch(/already being processed/);
     expect(await timed(handler, 'l1')).toMatchObject({ status: 200, outcome: 'processed' });
     expect(await credits()).toEqual({ l1: 1 });
+  }, 60_000);
+
+  it('another delivery of the same event in flight: the wait lasts the time this delivery has left, no less, then 409', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const store = new PostgresEventStore({ pool: pool(4), table, ...SLOW_STATEMENTS });
+    const first = createWebhookHandler({
+      store,
+      logLevel: 'off',
+      onEvent: async (event, { transaction }) => {
+        await transaction.query(`INSERT INTO ${table}_credits (event_id, receiver) VALUES ($1, 'first')`, [event.event_id]);
+        entered();
+        await held;
+      },
+    });
+    const { body, headers } = delivery('w1');
+    const one = first.handle(body, headers);
+    await inside;
+    const second = await timed(receiver(store), 'w1');
+    release();
+    expect(second).toMatchObject({ status: 409, outcome: 'in_progress' });
+    // lock_timeout is the time left when the wait began: the answer cannot come before the bound.
+    expect(second.ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    expect(second.ms).toBeLessThan(SERVICE_TIMEOUT_MS);
+    expect(await one).toMatchObject({ status: 200, outcome: 'processed' });
+    expect(await credits()).toEqual({ w1: 1 });
+  }, 60_000);
+
+  it('claimInTransaction without a signal, PostgreSQL frozen: rejects (unreachable) after waitMs plus the statement timeout, not before', async () => {
+    const single = pool(1);
+    const store = new PostgresEventStore({ pool: single, table, statementTimeoutMs: 1000 });
+    const warm = await store.claimInTransaction('x0', { ttlMs: 60_000, waitMs: 1000 });
+    if (warm.result !== 'claimed') throw new Error(`expected a claim, got ${warm.result}`);
+    await warm.commit();
+    server.freeze();
+    let failure: unknown;
+    const began = performance.now();
+    try {
+      failure = await store.claimInTransaction('x1', { ttlMs: 60_000, waitMs: 300 }).catch((e: unknown) => e);
+    } finally {
+      server.thaw();
+    }
+    const ms = performance.now() - began;
+    expect(failure).toMatchObject({ name: 'PostgresStoreError', kind: 'unreachable', operation: 'claim an event' });
+    expect(ms).toBeGreaterThanOrEqual(1300 - 5);
+    expect(ms).toBeLessThan(SERVICE_TIMEOUT_MS);
+    const again = await store.claimInTransaction('x1', { ttlMs: 60_000, waitMs: 1000 });
+    expect(again.result).toBe('claimed');
+    if (again.result === 'claimed') await again.rollback();
+    expect(await store.claimInTransaction('x0', { ttlMs: 60_000, waitMs: 1000 })).toEqual({ result: 'duplicate' });
+    expect([single.totalCount, single.idleCount, single.waitingCount]).toEqual([1, 1, 0]);
+  }, 60_000);
+
+  it("a claim's transaction left idle past its lease is ended by PostgreSQL: its commit fails, nothing is kept", async () => {
+    const store = new PostgresEventStore({ pool: pool(2), table, ...SLOW_STATEMENTS });
+    const tx = await store.claimInTransaction('i1', { ttlMs: 200, waitMs: 1000 });
+    if (tx.result !== 'claimed') throw new Error(`expected a claim, got ${tx.result}`);
+    // The server ends the idle transaction's session (idle_in_transaction_session_timeout).
+    for (;;) {
+      const { rows } = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE usename = $1 AND state LIKE 'idle in transaction%'`, [
+        APP_ROLE,
+      ]);
+      if (rows.length === 0) break;
+    }
+    await expect(tx.commit()).rejects.toMatchObject({ name: 'PostgresStoreError', operation: 'commit an event' });
+    expect((await admin.query(`SELECT event_id FROM ${table}`)).rows).toEqual([]);
   }, 60_000);
 
   it('reports at start a pool that can keep a connection request waiting longer than the delivery (connectionTimeoutMillis)', () => {
