@@ -188,7 +188,7 @@ async function commit(
   // A transaction that a failed statement aborted answers COMMIT with ROLLBACK, and no error.
   if (tag === 'ROLLBACK')
     throw storeErrorOf(
-      { code: '25P02', message: 'the transaction was aborted by a failed statement of onEvent, and rolled back' },
+      Object.assign(new Error('the transaction was aborted by a failed statement of onEvent, and rolled back'), { code: '25P02' }),
       'commit an event',
       [],
     );
