@@ -108,7 +108,8 @@ export class PostgresRunner<C extends PostgresClientLike = PostgresClientLike> {
   readonly pool: PostgresPoolLike<C>;
   readonly table: string;
   readonly timeoutMs: number;
-  readonly #logger: Logger | undefined;
+  #logger: Logger | undefined;
+  readonly #ownLogger: boolean;
   readonly #component: string;
   #down = false;
 
@@ -118,7 +119,32 @@ export class PostgresRunner<C extends PostgresClientLike = PostgresClientLike> {
     this.table = quotedTable(options.table ?? defaultTable);
     this.timeoutMs = positiveNumber('statementTimeoutMs', options.statementTimeoutMs, 5000);
     this.#logger = options.logger;
+    this.#ownLogger = options.logger !== undefined;
     this.#component = component;
+  }
+
+  /** Logs to `logger` (the webhook receiver's) when the store was given no logger of its own. */
+  useLogger(logger: Logger | undefined): void {
+    if (!this.#ownLogger) this.#logger = logger;
+  }
+
+  /**
+   * Warns when the pool can leave a connection request waiting longer than `limitMs` (the time a
+   * caller has): node-postgres's `connectionTimeoutMillis`, whose default 0 waits for ever. The
+   * store stops waiting at its own bound all the same, but the request stays queued in the pool
+   * (a frozen server fills the queue). A pool without node-postgres's `options` is not checked.
+   */
+  checkPool(limitMs: number, what: string): void {
+    const options = (this.pool as { options?: { connectionTimeoutMillis?: unknown } }).options;
+    if (typeof options !== 'object' || options === null) return;
+    const wait = options.connectionTimeoutMillis;
+    if (typeof wait === 'number' && wait > 0 && wait <= limitMs) return;
+    log(
+      this.#logger,
+      'warn',
+      `merchant-stablecoin/postgres: ${this.#component}: misconfigured pool: connectionTimeoutMillis is ${typeof wait === 'number' && wait > 0 ? `${wait} ms, above ${what} (${limitMs} ms)` : 'not set (node-postgres then waits for a connection for ever)'}; set it at or below ${limitMs} ms, so that a connection request the store gave up on does not stay queued in the pool (see "The pool" in docs/postgres.md).`,
+      { code: 'connectionTimeoutMillis' },
+    );
   }
 
   /** Whether the last statement failed for want of an answer. */
@@ -159,7 +185,7 @@ export class PostgresRunner<C extends PostgresClientLike = PostgresClientLike> {
     try {
       const result = await Promise.race([work, expiry]);
       client?.release();
-      this.#up();
+      this.answered();
       return result;
     } catch (err) {
       const failure = storeErrorOf(err, operation, values, !sent);
@@ -167,26 +193,30 @@ export class PostgresRunner<C extends PostgresClientLike = PostgresClientLike> {
       // it with the session), and an error answer may have been the session's last (57P01).
       client?.release(new Error('destroyed'));
       work.catch(() => undefined);
-      this.#failed(failure);
+      this.failed(failure);
       throw failure;
     } finally {
       clearTimeout(timer);
     }
   }
 
-  #failed(failure: PostgresStoreError): void {
+  /** Logs a failure: a refusal only configuration can fix (`error`, each time), or an outage (`warn`, once). */
+  failed(failure: PostgresStoreError): void {
     if (failure.kind === 'misconfigured') {
       log(this.#logger, 'error', `merchant-stablecoin/postgres: ${this.#component}: ${failure.message}`, { code: failure.code });
       return;
     }
     if (this.#down) return;
     this.#down = true;
-    log(this.#logger, 'warn', `merchant-stablecoin/postgres: ${this.#component}: PostgreSQL is not answering: ${failure.message}`, {
+    // An unavailable server's message says so itself (`PostgreSQL cannot ... now: ...`).
+    const text = failure.kind === 'unreachable' ? `PostgreSQL is not answering: ${failure.message}` : failure.message;
+    log(this.#logger, 'warn', `merchant-stablecoin/postgres: ${this.#component}: ${text}`, {
       code: failure.code,
     });
   }
 
-  #up(): void {
+  /** PostgreSQL answered: ends an outage (one `info` line). */
+  answered(): void {
     if (!this.#down) return;
     this.#down = false;
     log(this.#logger, 'info', `merchant-stablecoin/postgres: ${this.#component}: PostgreSQL answers again`);

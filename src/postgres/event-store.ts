@@ -1,5 +1,11 @@
 import { positiveNumber } from '../core/errors/setting-checks.js';
-import type { ClaimResult, TransactionalClaim, TransactionalClaimOptions, TransactionalEventStore } from '../webhooks/event-store.js';
+import type {
+  ClaimResult,
+  EventStoreReceiver,
+  TransactionalClaim,
+  TransactionalClaimOptions,
+  TransactionalEventStore,
+} from '../webhooks/event-store.js';
 import { PostgresRunner, type PostgresClientLike, type PostgresStoreOptions } from './connection.js';
 import { DEFAULT_EVENT_TABLE, eventSchema } from './schema.js';
 import { openEventTransaction } from './transaction.js';
@@ -64,6 +70,16 @@ export class PostgresEventStore<C extends PostgresClientLike = PostgresClientLik
    */
   async ensureSchema(): Promise<void> {
     for (const statement of eventSchema(this.#tableName)) await this.#db.query('create the event table', statement);
+  }
+
+  /**
+   * Called by `createWebhookHandler`: logs to the receiver's logger when this store was given
+   * none, and warns (`warn`, once) when the pool may keep a connection request waiting longer
+   * than the receiver's `timeoutMs` (node-postgres's `connectionTimeoutMillis` unset, 0, or above).
+   */
+  attach(receiver: EventStoreReceiver): void {
+    this.#db.useLogger(receiver.logger);
+    this.#db.checkPool(receiver.timeoutMs, "the webhook receiver's timeoutMs");
   }
 
   /**

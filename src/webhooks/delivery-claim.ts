@@ -1,7 +1,7 @@
 import { log } from '../core/telemetry/logger.js';
-import { type Settings, errorText } from './delivery-settings.js';
+import { type Settings, beforeAnswer, errorText } from './delivery-settings.js';
 import { WebhookTimeoutError } from './errors.js';
-import { isTransactional } from './event-store.js';
+import { isTransactional, type TransactionalEndOptions } from './event-store.js';
 import type { WebhookEvent } from './events.js';
 import { respond, type WebhookResponse } from './responses.js';
 
@@ -13,12 +13,13 @@ export interface HeldClaim {
   readonly transaction: unknown;
   /**
    * Records the event as processed; `late`: after the delivery was answered 503. False when it is
-   * certainly not recorded and its effects not kept (a transaction that did not commit): the
-   * delivery is then answered 503, and the redelivery processes it.
+   * not known to be recorded with its effects (a transaction that did not commit, or whose commit
+   * did not answer before `answer` aborted): the delivery is then answered 503, and the redelivery
+   * processes it or finds it done. Without `answer` (late), the store's own timeout bounds it.
    */
-  complete(late: boolean): Promise<boolean>;
-  /** Gives the claim up after `onEvent` failed, so that the redelivery is processed. */
-  release(error: unknown, late: boolean): Promise<void>;
+  complete(late: boolean, answer?: AbortSignal): Promise<boolean>;
+  /** Gives the claim up after `onEvent` failed, so that the redelivery is processed; waits no longer than `answer`. */
+  release(error: unknown, late: boolean, answer?: AbortSignal): Promise<void>;
 }
 
 const NOT_RECORDED = 'The receiver could not record the event; deliver again.';
@@ -27,19 +28,29 @@ const NOT_RECORDED = 'The receiver could not record the event; deliver again.';
  * Claims the event in the store: the claim held, or the answer to give without processing (a
  * duplicate 200, in progress 409, a store that cannot answer 503).
  */
-export async function claimEvent(s: Settings, event: WebhookEvent, startedAt: number): Promise<HeldClaim | WebhookResponse> {
+export async function claimEvent(
+  s: Settings,
+  event: WebhookEvent,
+  startedAt: number,
+  answer: AbortSignal,
+): Promise<HeldClaim | WebhookResponse> {
   const fields = { eventId: event.event_id, eventType: event.event_type };
   let claim: unknown;
   let held: HeldClaim | undefined;
   try {
-    if (isTransactional(s.store)) {
-      // Waits for another delivery's transaction no longer than this delivery has left.
+    const store = s.store;
+    if (isTransactional(store)) {
+      // Waits for another delivery's transaction no longer than this delivery has left; every
+      // other wait of the claim ends when the delivery must be answered.
       const waitMs = Math.max(1, Math.floor(startedAt + s.timeoutMs - performance.now()));
-      const tx = await s.store.claimInTransaction(event.event_id, { ttlMs: s.claimTtlMs, waitMs });
+      const pending = store.claimInTransaction(event.event_id, { ttlMs: s.claimTtlMs, waitMs, signal: answer });
+      // A store that ignores the signal: a claim it gives after the answer is rolled back.
+      const tx = await beforeAnswer(answer, pending, (late) => late.result === 'claimed' && late.rollback());
       claim = tx.result;
       if (tx.result === 'claimed') held = transactionClaim(s, event, tx);
     } else {
-      claim = await s.store.claim(event.event_id, s.claimTtlMs);
+      const pending = Promise.resolve(store.claim(event.event_id, s.claimTtlMs));
+      claim = await beforeAnswer(answer, pending, (late) => late === 'claimed' && store.release(event.event_id));
       if (claim === 'claimed') held = plainClaim(s, event);
     }
   } catch (err) {
@@ -74,9 +85,10 @@ function plainClaim(s: Settings, event: WebhookEvent): HeldClaim {
   const fields = { eventId: event.event_id, eventType: event.event_type };
   return {
     transaction: undefined,
-    async complete(late) {
+    async complete(late, answer) {
       try {
-        await s.store.complete(event.event_id);
+        const done = Promise.resolve(s.store.complete(event.event_id));
+        await (answer === undefined ? done : beforeAnswer(answer, done, () => undefined));
         log(s.logger, late ? 'warn' : 'debug', late ? `webhooks: ${LATE_DONE}` : 'webhooks: event processed', fields);
       } catch (err) {
         // The work is done; acknowledging is still right. A redelivery may be processed again.
@@ -84,10 +96,11 @@ function plainClaim(s: Settings, event: WebhookEvent): HeldClaim {
       }
       return true;
     },
-    async release(error, late) {
+    async release(error, late, answer) {
       logRelease(s, event, error, late);
       try {
-        await s.store.release(event.event_id);
+        const done = Promise.resolve(s.store.release(event.event_id));
+        await (answer === undefined ? done : beforeAnswer(answer, done, () => undefined));
       } catch (err) {
         log(s.logger, 'error', `webhooks: could not release the claim (it frees when its lease expires): ${errorText(err)}`, fields);
       }
@@ -99,14 +112,19 @@ function plainClaim(s: Settings, event: WebhookEvent): HeldClaim {
 function transactionClaim(
   s: Settings,
   event: WebhookEvent,
-  tx: { transaction: unknown; commit(): Promise<void>; rollback(): Promise<void> },
+  tx: {
+    transaction: unknown;
+    commit(options?: TransactionalEndOptions): Promise<void>;
+    rollback(options?: TransactionalEndOptions): Promise<void>;
+  },
 ): HeldClaim {
   const fields = { eventId: event.event_id, eventType: event.event_type };
   return {
     transaction: tx.transaction,
-    async complete(late) {
+    async complete(late, answer) {
       try {
-        await tx.commit();
+        // Before the answer: no longer than the delivery's time (an unanswered COMMIT is a 503).
+        await (answer === undefined ? tx.commit() : beforeAnswer(answer, tx.commit({ signal: answer }), () => undefined));
       } catch (err) {
         log(
           s.logger,
@@ -119,9 +137,10 @@ function transactionClaim(
       log(s.logger, late ? 'warn' : 'debug', late ? `webhooks: ${LATE_DONE}` : 'webhooks: event processed and committed', fields);
       return true;
     },
-    async release(error, late) {
+    async release(error, late, answer) {
       logRelease(s, event, error, late);
-      await tx.rollback();
+      const done = answer === undefined ? tx.rollback() : tx.rollback({ signal: answer });
+      await (answer === undefined ? done : beforeAnswer(answer, done, () => undefined).catch(() => undefined));
     },
   };
 }

@@ -1,3 +1,5 @@
+import type { Logger } from '../core/telemetry/logger.js';
+
 /**
  * Result of {@link EventStore.claim}:
  * - `claimed`: this caller owns the event now and must `complete` or `release` it;
@@ -36,6 +38,12 @@ export interface EventStore {
   complete(eventId: string): void | Promise<void>;
   /** Drops the in-progress claim of `eventId` (after `onEvent` failed or timed out). */
   release(eventId: string): void | Promise<void>;
+  /**
+   * Optional: called once by `createWebhookHandler` with the receiver's bound and logger, so that
+   * the store can report at start a setting that cannot hold within a delivery's time, and log
+   * its outages and refusals to the receiver's logger when it has none of its own.
+   */
+  attach?(receiver: EventStoreReceiver): void;
 }
 
 /** How {@link TransactionalEventStore.claimInTransaction} may wait. */
@@ -47,6 +55,30 @@ export interface TransactionalClaimOptions {
    * not yet ended): the time left before the receiver answers. Past it the claim is `in_progress`.
    */
   readonly waitMs: number;
+  /**
+   * Aborts when the delivery must be answered (`timeoutMs` plus a small margin, from its
+   * arrival): every wait of the claim (a pooled connection, each statement, the other delivery's
+   * row) ends then, and the claim rejects.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** How {@link TransactionalClaim} `commit` and `rollback` may wait. */
+export interface TransactionalEndOptions {
+  /**
+   * Aborts when the delivery must be answered: the store stops waiting then (a commit whose
+   * answer has not come is a failure: it may or may not have committed). Without it, the store's
+   * own statement timeout bounds the wait (a late commit, after the delivery was answered).
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** What the receiver tells its store once, when it is created: see {@link EventStore.attach}. */
+export interface EventStoreReceiver {
+  /** The receiver's bound of a delivery (`timeoutMs`), in ms. */
+  readonly timeoutMs: number;
+  /** The receiver's logger (by default `console`); a store without a logger of its own may use it. */
+  readonly logger: Logger | undefined;
 }
 
 /**
@@ -64,10 +96,10 @@ export type TransactionalClaim<T> =
       readonly result: 'claimed';
       /** The transaction `onEvent` writes its effects through (`context.transaction`). */
       readonly transaction: T;
-      /** Commits the mark and the effects together; rejects when they did not commit. */
-      commit(): Promise<void>;
+      /** Commits the mark and the effects together; rejects when they did not commit, or may not have. */
+      commit(options?: TransactionalEndOptions): Promise<void>;
       /** Rolls both back (`onEvent` failed): a redelivery is processed. Never rejects. */
-      rollback(): Promise<void>;
+      rollback(options?: TransactionalEndOptions): Promise<void>;
     };
 
 /**

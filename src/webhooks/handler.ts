@@ -5,7 +5,7 @@ import { envVar } from '../core/platform/runtime.js';
 import { createDeliveryCounter } from '../core/telemetry/delivery-counter.js';
 import { WebhookParseError, WebhookSignatureError } from './errors.js';
 import { claimEvent } from './delivery-claim.js';
-import { errorText, type Settings } from './delivery-settings.js';
+import { answerMarginMs, answerTimer, errorText, type Settings } from './delivery-settings.js';
 import type { WebhookEvent } from './events.js';
 import { normalizeHeaders, type WebhookHeaderMap, type WebhookHeaders } from './headers.js';
 import { MemoryEventStore } from './memory-event-store.js';
@@ -70,6 +70,7 @@ function settingsOf(options: WebhookHandlerOptions): HandlerSettings & { maxBody
     store: options.store ?? new MemoryEventStore(),
     verify: options.verify,
     timeoutMs,
+    answerByMs: timeoutMs + answerMarginMs(timeoutMs),
     warnAfterMs: options.warnAfterMs ?? Math.floor(timeoutMs * 0.75),
     claimTtlMs,
     logger: leveledLogger(options.logger ?? console, resolveLogLevel(options.logLevel, envVar)),
@@ -114,6 +115,8 @@ export function createWebhookHandler<T>(options: TransactionalWebhookHandlerOpti
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler;
 export function createWebhookHandler(options: WebhookHandlerOptions | TransactionalWebhookHandlerOptions<unknown>): WebhookHandler {
   const settings = settingsOf(options as WebhookHandlerOptions);
+  // The store checks its settings against the delivery's time, and may log to this logger.
+  settings.store.attach?.({ timeoutMs: settings.timeoutMs, logger: settings.logger });
   if (settings.verify === undefined) {
     log(
       settings.logger,
@@ -174,9 +177,14 @@ async function processDelivery(
     });
     return respond('invalid_event', err.message);
   }
-  const held = await claimEvent(s, event, startedAt);
-  if ('status' in held) return held;
-  return runOnEvent(s, event, headers, startedAt, held);
+  const answer = answerTimer(s, startedAt);
+  try {
+    const held = await claimEvent(s, event, startedAt, answer.signal);
+    if ('status' in held) return held;
+    return await runOnEvent(s, event, headers, held, { startedAt, answer: answer.signal });
+  } finally {
+    answer.dispose();
+  }
 }
 
 async function runVerify(

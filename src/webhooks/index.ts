@@ -43,7 +43,15 @@ export {
   type WebhookParseErrorReason,
   type WebhookIssue,
 } from './errors.js';
-export type { EventStore, ClaimResult, TransactionalEventStore, TransactionalClaim, TransactionalClaimOptions } from './event-store.js';
+export type {
+  EventStore,
+  EventStoreReceiver,
+  ClaimResult,
+  TransactionalEventStore,
+  TransactionalClaim,
+  TransactionalClaimOptions,
+  TransactionalEndOptions,
+} from './event-store.js';
 export { MemoryEventStore, type MemoryEventStoreOptions } from './memory-event-store.js';
 export { createWebhookHandler, type WebhookHandler } from './handler.js';
 export {

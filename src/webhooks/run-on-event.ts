@@ -9,15 +9,17 @@ import { respond, type WebhookResponse } from './responses.js';
 /**
  * Runs `onEvent` within the receiver's bound, with the claim held: 200 once the claim is
  * completed, 500 after a failure (claim released), 503 on timeout (the claim then completed or
- * released when `onEvent` settles late) or when a transactional claim did not commit.
+ * released when `onEvent` settles late) or when a transactional claim did not commit. The commit
+ * or rollback before the answer waits no longer than `at.answer` (the delivery's time).
  */
 export async function runOnEvent(
   s: Settings,
   event: WebhookEvent,
   headers: WebhookHeaderMap,
-  startedAt: number,
   held: HeldClaim,
+  at: { readonly startedAt: number; readonly answer: AbortSignal },
 ): Promise<WebhookResponse> {
+  const { startedAt, answer } = at;
   const fields = { eventId: event.event_id, eventType: event.event_type };
   // On the monotonic clock: a wall-clock step (NTP, a resumed VM) never moves the bound.
   const deadline = startedAt + s.timeoutMs;
@@ -55,7 +57,7 @@ export async function runOnEvent(
     return respond('timeout', `Processing exceeded ${s.timeoutMs} ms; deliver again.`, event);
   }
   if (!result.ok) {
-    await held.release(result.error, false);
+    await held.release(result.error, false, answer);
     return respond('failed', 'The receiver failed to process the event; deliver again.', event);
   }
   const durationMs = Math.round(performance.now() - startedAt);
@@ -67,6 +69,7 @@ export async function runOnEvent(
       { ...fields, durationMs },
     );
   }
-  if (!(await held.complete(false))) return respond('store_error', 'The receiver could not record the event; deliver again.', event);
+  if (!(await held.complete(false, answer)))
+    return respond('store_error', 'The receiver could not record the event; deliver again.', event);
   return respond('processed', undefined, event);
 }

@@ -86,6 +86,13 @@ export interface PostgresServer {
   stop(): Promise<void>;
   /** SIGKILL to the postmaster and its children: a crash. */
   kill(): void;
+  /**
+   * SIGSTOP to the postmaster, then to its children: a frozen server (a VM paused, a hung disk).
+   * Its sockets stay open and the kernel still accepts connections; nothing answers.
+   */
+  freeze(): void;
+  /** SIGCONT to the processes {@link freeze} stopped. */
+  thaw(): void;
   /** Starts it again on the same port and folder. */
   start(): Promise<void>;
   /** Stops it and removes its folder. */
@@ -106,6 +113,22 @@ const alive = (pid: number): boolean => {
     return false;
   }
 };
+
+/** The PIDs whose parent is `pid` (Linux /proc). */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(entry));
+    } catch {
+      // The process ended while listed.
+    }
+  }
+  return out;
+}
 
 /**
  * `run`, without blocking this process: the tests keep delivering while a server stops. Rejects,
@@ -132,6 +155,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`;
   let pid = 0;
+  let frozen: number[] = [];
   const start = async (): Promise<void> => {
     run([join(PG_BINDIR!, 'pg_ctl'), '-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '120', 'start'], 'pg_ctl start');
     pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -139,6 +163,8 @@ export async function startPostgres(): Promise<PostgresServer> {
   await start();
   // A test process that ends without its afterAll (a worker torn down) still stops its server.
   process.once('exit', () => {
+    // A frozen server cannot stop: it is woken first.
+    for (const p of frozen) if (alive(p)) process.kill(p, 'SIGCONT');
     if (pid !== 0 && alive(pid)) process.kill(pid, 'SIGINT');
   });
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
@@ -158,6 +184,16 @@ export async function startPostgres(): Promise<PostgresServer> {
     appUrl: `postgres://${APP_ROLE}:${APP_PASSWORD}@127.0.0.1:${port}/postgres`,
     pid: () => pid,
     stop,
+    freeze() {
+      process.kill(pid, 'SIGSTOP');
+      // Stopped first, the postmaster forks no backend while its children are listed.
+      frozen = [pid, ...childrenOf(pid)];
+      for (const p of frozen.slice(1)) process.kill(p, 'SIGSTOP');
+    },
+    thaw() {
+      for (const p of frozen.reverse()) if (alive(p)) process.kill(p, 'SIGCONT');
+      frozen = [];
+    },
     kill() {
       // The postmaster first, then its backends (they exit when their parent dies, but not at once).
       process.kill(pid, 'SIGKILL');
