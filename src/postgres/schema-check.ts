@@ -30,13 +30,13 @@ FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid 
 WHERE i.indrelid = t.oid`;
 
 /** The table as the catalogs show it; `exists: false` when there is none by that name. */
-export interface FoundTable {
+interface FoundTable {
   readonly exists: boolean;
   readonly rows: ReadonlyArray<Record<string, unknown>>;
 }
 
 /** Reads the table's columns and indexes from the catalogs (read-only). */
-export async function inspectTable<C extends PostgresClientLike>(db: PostgresRunner<C>, operation: string): Promise<FoundTable> {
+async function inspectTable<C extends PostgresClientLike>(db: PostgresRunner<C>, operation: string): Promise<FoundTable> {
   const { rows } = await db.query(operation, CATALOG, [db.table]);
   return { exists: rows.some((r) => r['kind'] === 'table'), rows: rows.filter((r) => r['kind'] !== 'table') };
 }
@@ -57,12 +57,12 @@ function matches(row: Record<string, unknown>, index: IndexLayout): boolean {
 }
 
 /** The indexes of `layout` that no usable index of the table defines. */
-export function missingIndexes(found: FoundTable, layout: TableLayout): IndexLayout[] {
+function missingIndexes(found: FoundTable, layout: TableLayout): IndexLayout[] {
   return layout.indexes.filter((index) => !found.rows.some((row) => matches(row, index)));
 }
 
 /** Every way the table differs from `layout`, one phrase each; empty when it fits. */
-export function differences(found: FoundTable, layout: TableLayout): string[] {
+function differences(found: FoundTable, layout: TableLayout): string[] {
   const columns = new Map(found.rows.filter((r) => r['kind'] === 'column').map((r) => [String(r['name']), r]));
   const out: string[] = [];
   for (const want of layout.columns) {
@@ -84,7 +84,7 @@ export function differences(found: FoundTable, layout: TableLayout): string[] {
  * The misconfiguration of a table that does not fit: `42P01` when it does not exist (as
  * PostgreSQL would answer), else every difference named. Never sent, so `executed: false`.
  */
-export function schemaError(found: FoundTable, layout: TableLayout, operation: string): PostgresStoreError | undefined {
+function schemaError(found: FoundTable, layout: TableLayout, operation: string): PostgresStoreError | undefined {
   if (!found.exists)
     return new PostgresStoreError(
       'misconfigured',

@@ -34,7 +34,7 @@ export function indexName(table: string, suffix: string): string {
 }
 
 /** A column as the catalog shows it (`format_type`): name, type, and whether it is `NOT NULL`. */
-export interface ColumnLayout {
+interface ColumnLayout {
   readonly name: string;
   readonly type: string;
   readonly notNull: boolean;
