@@ -15,7 +15,9 @@ interface Token {
 
 const WORD_START = /[A-Za-z_\u0080-\uffff]/;
 const WORD_PART = /[A-Za-z0-9_$\u0080-\uffff]/;
-const DOLLAR_TAG = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/;
+const NUMBER_PART = /[A-Za-z0-9_.]/;
+/** The tag opening a dollar-quoted body, read at `lastIndex` (sticky): `$$`, `$tag$`. */
+const DOLLAR_TAG = /\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/y;
 const SETTING = /^(?:default_)?transaction_/;
 
 /** The lexer's state over one text: the position, the statements so far and the one being read. */
@@ -111,7 +113,7 @@ function step(s: Scanner): void {
     const [content, next] = quoted(text, s.i, c, c === "'" && s.backslashes);
     s.push({ kind: c === "'" ? 'string' : 'quoted', text: c === "'" ? content : content.toLowerCase() });
     s.i = next;
-  } else if (c === '$' && DOLLAR_TAG.test(text.slice(s.i, s.i + 64))) dollarQuoted(s);
+  } else if (c === '$' && dollarQuoted(s)) return;
   else if (WORD_START.test(c) || /[0-9]/.test(c)) word(s);
   else {
     s.push({ kind: 'symbol', text: c });
@@ -119,21 +121,26 @@ function step(s: Scanner): void {
   }
 }
 
-/** A dollar-quoted body (`$$...$$`, `$tag$...$tag$`): one literal, whatever it holds. */
-function dollarQuoted(s: Scanner): void {
+/** A dollar-quoted body (`$$...$$`, `$tag$...$tag$`) at the position: one literal, whatever it holds. */
+function dollarQuoted(s: Scanner): boolean {
   const { text } = s;
-  const tag = DOLLAR_TAG.exec(text.slice(s.i, s.i + 64))![0];
+  DOLLAR_TAG.lastIndex = s.i;
+  const tag = DOLLAR_TAG.exec(text)?.[0];
+  if (tag === undefined) return false;
   const close = text.indexOf(tag, s.i + tag.length);
   const end = close < 0 ? text.length : close;
   s.push({ kind: 'string', text: text.slice(s.i + tag.length, end) });
   s.i = close < 0 ? end : end + tag.length;
+  return true;
 }
 
 /** A keyword, identifier or number; `E'...'` is a literal whose `\` escapes. */
 function word(s: Scanner): void {
   const { text } = s;
+  const number = /[0-9]/.test(text[s.i]!);
+  const part = number ? NUMBER_PART : WORD_PART;
   let j = s.i + 1;
-  while (j < text.length && WORD_PART.test(text[j]!)) j++;
+  while (j < text.length && part.test(text[j]!)) j++;
   const w = text.slice(s.i, j);
   if ((w === 'e' || w === 'E') && text[j] === "'") {
     const [content, next] = quoted(text, j, "'", true);
@@ -141,7 +148,7 @@ function word(s: Scanner): void {
     s.i = next;
     return;
   }
-  s.push({ kind: /[0-9]/.test(w[0]!) ? 'symbol' : 'word', text: w.toLowerCase() });
+  s.push({ kind: number ? 'symbol' : 'word', text: w.toLowerCase() });
   s.i = j;
 }
 

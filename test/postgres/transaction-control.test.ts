@@ -50,6 +50,8 @@ const REFUSED: Array<[string, string]> = [
   ['SELECT $$body$$; COMMIT', 'COMMIT'],
   ['SELECT $x$ $$ ; $x$; COMMIT', 'COMMIT'],
   ['SELECT "a;b" FROM t; ABORT', 'ABORT'],
+  [`SELECT $${'t'.repeat(80)}$ ; $${'t'.repeat(80)}$; COMMIT`, 'COMMIT'],
+  ['SELECT 1.5e3; COMMIT', 'COMMIT'],
   // With standard_conforming_strings off, `\'` does not end the literal: the COMMIT is a statement.
   ["SELECT '\\' '; COMMIT; SELECT ' '", 'COMMIT'],
   // A function body in BEGIN ATOMIC ends at its END: what follows is a statement again.
@@ -77,6 +79,9 @@ const ALLOWED: string[] = [
   "SELECT $tag$ it's; COMMIT $$ $tag$",
   'SELECT "commit" FROM "end"',
   'SELECT a$b FROM t',
+  `SELECT $${'t'.repeat(80)}$ ; COMMIT $${'t'.repeat(80)}$`,
+  'PREPARE p AS SELECT $1$$; COMMIT $$',
+  'SELECT $1, $2 FROM t',
   'UPDATE accounts SET balance = balance - 1, transaction_count = transaction_count + 1',
   "SELECT set_config('search_path', 'payments', true)",
   'SET LOCAL lock_timeout = 1000',
