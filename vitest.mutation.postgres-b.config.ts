@@ -11,6 +11,7 @@ export default defineConfig({
   test: {
     include: [
       'test/postgres/transaction-control.test.ts',
+      'test/postgres/schema-gate.test.ts',
       'test/postgres/schema.test.ts',
       'test/postgres/no-early-commit.test.ts',
       'test/postgres/docs.test.ts',
