@@ -45,7 +45,7 @@ class Scanner {
       this.current.push({ kind: 'symbol', text: ';' });
       return;
     }
-    if (this.current.length > 0) this.statements.push(this.current);
+    this.statements.push(this.current);
     this.current = [];
   }
 
@@ -79,25 +79,17 @@ function skipComment(text: string, i: number): number {
   return j;
 }
 
-/** A literal quoted with `quote` starting at `i`: its content and the index past it (`''` is one quote). */
-function quoted(text: string, i: number, quote: string, backslashes: boolean): [string, number] {
-  let content = '';
+/** The index just past the literal quoted with `quote` that starts at `i` (`''` inside is one quote). */
+function pastQuoted(text: string, i: number, quote: string, backslashes: boolean): number {
   let j = i + 1;
   while (j < text.length) {
-    const c = text[j]!;
-    if (backslashes && c === '\\') {
-      content += text.slice(j, j + 2);
-      j += 2;
-    } else if (c === quote && text[j + 1] === quote) {
-      content += quote;
-      j += 2;
-    } else if (c === quote) return [content, j + 1];
-    else {
-      content += c;
-      j++;
-    }
+    const c = text[j];
+    if (backslashes && c === '\\') j += 2;
+    else if (c !== quote) j++;
+    else if (text[j + 1] === quote) j += 2;
+    else return j + 1;
   }
-  return [content, j];
+  return j;
 }
 
 /** Reads one token (or comment, or `;`) at the scanner's position. */
@@ -110,8 +102,8 @@ function step(s: Scanner): void {
     s.end();
     s.i++;
   } else if (c === "'" || c === '"') {
-    const [content, next] = quoted(text, s.i, c, c === "'" && s.backslashes);
-    s.push({ kind: c === "'" ? 'string' : 'quoted', text: c === "'" ? content : content.toLowerCase() });
+    const next = pastQuoted(text, s.i, c, c === "'" && s.backslashes);
+    s.push({ kind: c === "'" ? 'string' : 'quoted', text: text.slice(s.i + 1, next - 1).toLowerCase() });
     s.i = next;
   } else if (c === '$' && dollarQuoted(s)) return;
   else if (WORD_START.test(c) || /[0-9]/.test(c)) word(s);
@@ -143,9 +135,8 @@ function word(s: Scanner): void {
   while (j < text.length && part.test(text[j]!)) j++;
   const w = text.slice(s.i, j);
   if ((w === 'e' || w === 'E') && text[j] === "'") {
-    const [content, next] = quoted(text, j, "'", true);
-    s.push({ kind: 'string', text: content });
-    s.i = next;
+    s.i = pastQuoted(text, j, "'", true);
+    s.push({ kind: 'string', text: text.slice(j + 1, s.i - 1).toLowerCase() });
     return;
   }
   s.push({ kind: number ? 'symbol' : 'word', text: w.toLowerCase() });
@@ -156,8 +147,8 @@ function word(s: Scanner): void {
 function statementsOf(text: string, backslashes: boolean): Token[][] {
   const s = new Scanner(text, backslashes);
   while (s.i < text.length) step(s);
-  s.end();
-  if (s.current.length > 0) s.statements.push(s.current);
+  // What follows the last `;` (or all of an unterminated BEGIN ATOMIC body) is a statement too.
+  s.statements.push(s.current);
   return s.statements;
 }
 
@@ -177,8 +168,8 @@ function setsTransaction(tokens: Token[]): string | undefined {
 function callsSetConfig(tokens: Token[]): string | undefined {
   for (let k = 0; k + 2 < tokens.length; k++) {
     const [fn, open, name] = [tokens[k]!, tokens[k + 1]!, tokens[k + 2]!];
-    if (isWord(fn, 'set_config') && open.text === '(' && name.kind === 'string' && SETTING.test(name.text.toLowerCase()))
-      return `set_config('${name.text.toLowerCase()}')`;
+    if (isWord(fn, 'set_config') && open.text === '(' && name.kind === 'string' && SETTING.test(name.text))
+      return `set_config('${name.text}')`;
   }
   return undefined;
 }

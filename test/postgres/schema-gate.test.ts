@@ -85,6 +85,11 @@ describe('SchemaGate', () => {
     expect(await fixed).toBe('resolved');
     await gate.ready('record an intent', 0);
     expect(runs).toHaveLength(3);
+    // Broken again later (verifySchema after a bad migration): logged again.
+    const broken = settled(gate.verify());
+    runs[3]!.reject(differs());
+    await broken;
+    expect(lines).toHaveLength(2);
   });
 
   it('an outage, a missing table or a refused grant is not kept: the operation fails unsent, the next verifies again', async () => {
@@ -110,7 +115,7 @@ describe('SchemaGate', () => {
   it('an operation waits no longer than its budget; the verify goes on and its answer serves the next', async () => {
     const { check, runs } = controlled();
     const gate = new SchemaGate(check, undefined, 'the webhook event store');
-    const err = (await settled(gate.ready('claim an event', 5))) as PostgresStoreError;
+    const err = (await settled(gate.ready('claim an event', 5.4))) as PostgresStoreError;
     expect(err).toMatchObject({ kind: 'unreachable', operation: 'claim an event', executed: false });
     expect(err.message).toMatch(/no answer to the table's verify within 5 ms/);
     const waiting = settled(gate.ready('claim an event', 60_000));

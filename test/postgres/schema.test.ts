@@ -45,6 +45,9 @@ describe('index names', () => {
     expect(indexName(t63, 'open')).toBe(indexName(t63, 'open')); // deterministic
     expect(indexName(`${t63.slice(0, 62)}y`, 'open')).not.toBe(indexName(t63, 'open'));
     expect(indexName(`s.${t63}`, 'completed_at').slice(1, -1)).toMatch(/^jx{40}_completed_at_[0-9a-f]{8}$/);
+    // The hash is FNV-1a of the whole name, 8 hex digits (leading zeros kept): the same in every version.
+    const t14 = 't14'.padEnd(63, 'x');
+    expect(indexName(t14, 'open')).toBe(`"${t14.slice(0, 49)}_open_00a3a027"`);
   });
 });
 
@@ -201,6 +204,39 @@ describe.skipIf(!POSTGRES_AVAILABLE)('schema checks (real PostgreSQL)', () => {
     );
     expect(ev).toMatchObject({ kind: 'misconfigured', operation: 'claim an event', executed: false });
     await expect(events.claimInTransaction('e1', { ttlMs: 60_000, waitMs: 5_000 })).rejects.toMatchObject({ kind: 'misconfigured' });
+  });
+
+  it('an index only counts with its definition: btree, unique or not as needed, its predicate, valid', async () => {
+    const ev = `${table}_ev`;
+    await admin.query(
+      `CREATE TABLE ${ev} (event_id text NOT NULL, state text NOT NULL, lease_until timestamptz, marker text, completed_at timestamptz)`,
+    );
+    await admin.query(`CREATE INDEX ON ${ev} USING hash (completed_at)`);
+    await admin.query(`CREATE INDEX ON ${ev} (event_id)`);
+    await admin.query(`INSERT INTO ${ev} (event_id, state) VALUES ('dup', 'completed'), ('dup', 'completed')`);
+    // A unique index that failed to build (duplicates) is left invalid: it does not count.
+    await admin.query(`CREATE UNIQUE INDEX CONCURRENTLY ${ev}_uq ON ${ev} (event_id)`).catch(() => undefined);
+    await grant(ev);
+    const err = await failure(new PostgresEventStore({ pool: pool(), table: ev, ...PATIENT }).verifySchema());
+    expect((err as Error).message).toMatch(
+      /: no unique index on \(event_id\), for the primary key; no index on \(completed_at\), for prune\. /,
+    );
+    // ensureSchema creates what has a statement (the prune index), and names what it cannot (the primary key).
+    const owner = await failure(new PostgresEventStore({ pool: pool(server.url), table: ev, ...PATIENT }).ensureSchema());
+    expect((owner as Error).message).toMatch(/differs from what the store needs: no unique index on \(event_id\), for the primary key\. /);
+
+    // Without its predicate, the journal's index is another index; a nullable column made NOT NULL is named;
+    // a column of the team's own is fine when nullable or defaulted.
+    await teamJournal(
+      table,
+      `${COLUMNS.replace('intent text', 'intent text NOT NULL')}, note text, region text NOT NULL DEFAULT 'eu'`,
+      false,
+    );
+    await admin.query(`CREATE INDEX ON ${table} (scope, created_at)`);
+    const j = await failure(new PostgresJournal({ pool: pool(), table, ...PATIENT }).verifySchema());
+    expect((j as Error).message).toMatch(
+      /needs: column intent is NOT NULL, not nullable; no index on \(scope, created_at\) WHERE settled_at IS NULL, for claims and openAfter\. /,
+    );
   });
 
   it('a missing table: 42P01, not cached: the table made later (a migration after the start) is used', async () => {

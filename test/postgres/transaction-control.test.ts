@@ -35,6 +35,7 @@ const REFUSED: Array<[string, string]> = [
   ['RESET default_transaction_read_only', 'RESET default_transaction_read_only'],
   ["SELECT set_config('transaction_isolation', 'serializable', true)", "set_config('transaction_isolation')"],
   ["select pg_catalog.SET_CONFIG('Default_Transaction_Read_Only', 'on', false)", "set_config('default_transaction_read_only')"],
+  ["SELECT set_config(E'transaction_read_only', 'on', true)", "set_config('transaction_read_only')"],
   // Several statements: the one after a `;` counts, whatever precedes it.
   ['INSERT INTO t VALUES (1); COMMIT; INSERT INTO t VALUES (2)', 'COMMIT'],
   ["SELECT 'a;b'; rollback", 'ROLLBACK'],
