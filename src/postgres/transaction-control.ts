@@ -158,7 +158,7 @@ const isWord = (t: Token | undefined, ...words: string[]): boolean => t?.kind ==
 function setsTransaction(tokens: Token[]): string | undefined {
   const verb = tokens[0]!.text;
   const name = isWord(tokens[1], 'session', 'local') && verb === 'set' ? tokens[2] : tokens[1];
-  if (name === undefined || name.kind === 'string' || name.kind === 'symbol') return undefined;
+  if (name === undefined) return undefined;
   if (verb === 'set' && isWord(name, 'transaction')) return 'SET TRANSACTION';
   if (verb === 'set' && isWord(name, 'characteristics')) return 'SET SESSION CHARACTERISTICS';
   return SETTING.test(name.text) ? `${verb.toUpperCase()} ${name.text}` : undefined;

@@ -110,7 +110,24 @@ describe.skipIf(!POSTGRES_AVAILABLE)('no early commit through context.transactio
     const store = new PostgresEventStore({ pool: app, table, ...PATIENT });
     const claim = await store.claimInTransaction('f1', { ttlMs: 60_000, waitMs: 5_000 });
     if (claim.result !== 'claimed') throw new Error(`expected a claim, got ${claim.result}`);
-    const tx = claim.transaction;
+    try {
+      await formsAndSavepoints(claim.transaction);
+      // Before the receiver's commit, nothing is visible to another session.
+      expect(await credits()).toBe(0);
+    } catch (err) {
+      await claim.rollback(); // never leave the pool's client checked out
+      throw err;
+    }
+    await claim.commit();
+    expect((await admin.query(`SELECT receiver FROM ${table}_credits ORDER BY id`)).rows.map((r) => r.receiver)).toEqual([
+      ';COMMIT',
+      "x'; COMMIT; --",
+      'callback',
+    ]);
+    expect(await marks()).toBe(1);
+  });
+
+  async function formsAndSavepoints(tx: pg.PoolClient): Promise<void> {
     await expect(tx.query('commit')).rejects.toThrow(/^COMMIT refused on the transaction of event f1/);
     await expect(tx.query({ text: '/* done */\n  End Transaction' })).rejects.toThrow(/^END refused/);
     await expect(tx.query({ text: 'ROLLBACK', values: [] })).rejects.toThrow(/^ROLLBACK refused/);
@@ -144,14 +161,5 @@ describe.skipIf(!POSTGRES_AVAILABLE)('no early commit through context.transactio
         err ? reject(err) : resolve(),
       ),
     );
-    // Before the receiver's commit, nothing is visible to another session.
-    expect(await credits()).toBe(0);
-    await claim.commit();
-    expect((await admin.query(`SELECT receiver FROM ${table}_credits ORDER BY id`)).rows.map((r) => r.receiver)).toEqual([
-      ';COMMIT',
-      "x'; COMMIT; --",
-      'callback',
-    ]);
-    expect(await marks()).toBe(1);
-  });
+  }
 });
