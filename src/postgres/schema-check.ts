@@ -46,8 +46,8 @@ const describeIndex = (index: IndexLayout): string =>
 
 /** Whether a catalog row is a usable index with exactly `index`'s definition. */
 function matches(row: Record<string, unknown>, index: IndexLayout): boolean {
+  // Only an index row has `valid` set.
   return (
-    row['kind'] === 'index' &&
     row['valid'] === true &&
     row['method'] === 'btree' &&
     row['is_unique'] === index.unique &&

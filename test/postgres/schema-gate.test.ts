@@ -95,7 +95,9 @@ describe('SchemaGate', () => {
   it('an outage, a missing table or a refused grant is not kept: the operation fails unsent, the next verifies again', async () => {
     const { check, runs } = controlled();
     const lines: string[] = [];
-    const gate = new SchemaGate(check, { error: (m: string) => lines.push(m) }, 'the webhook event store');
+    const fields: unknown[] = [];
+    const logger = { error: (m: string, f?: unknown) => lines.push(m) && fields.push(f) };
+    const gate = new SchemaGate(check, logger, 'the webhook event store');
     for (const [i, failure] of [lost(), missing(), missing(), refusedGrant()].entries()) {
       const op = settled(gate.ready('claim an event', 60_000));
       await tick();
@@ -106,6 +108,7 @@ describe('SchemaGate', () => {
     expect(runs).toHaveLength(4);
     // The missing table is the gate's to log (once for the same message); the runner logs the server's refusals.
     expect(lines).toEqual([expect.stringMatching(/does not exist/)]);
+    expect(fields).toEqual([{ code: '42P01' }]);
     const op = settled(gate.ready('claim an event', 60_000));
     await tick();
     runs[4]!.resolve();
@@ -129,6 +132,6 @@ describe('SchemaGate', () => {
   it('a verify that throws something other than a store error fails as one', async () => {
     const gate = new SchemaGate(() => Promise.reject(new Error('socket hang up')), undefined, 'x');
     expect(await settled(gate.ready('record an intent', 60_000))).toMatchObject({ kind: 'unreachable', operation: 'record an intent' });
-    await expect(gate.verify()).rejects.toMatchObject({ kind: 'unreachable' });
+    await expect(gate.verify()).rejects.toMatchObject({ kind: 'unreachable', operation: 'verify the table' });
   });
 });

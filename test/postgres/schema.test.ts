@@ -51,7 +51,7 @@ describe('index names', () => {
   });
 });
 
-describe.skipIf(!POSTGRES_AVAILABLE)('schema checks (real PostgreSQL)', () => {
+describe.skipIf(!POSTGRES_AVAILABLE)('schema checks, on a real PostgreSQL', () => {
   let server: PostgresServer;
   let admin: pg.Pool;
   const pools: pg.Pool[] = [];
@@ -118,7 +118,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('schema checks (real PostgreSQL)', () => {
     expect((await app.openAfter({ scope: 's1', createdAfter: 0, limit: 5 })).total).toBe(1);
   });
 
-  it('an upgraded database keeps its one index: the name it already has (cut by PostgreSQL, or the default) is not doubled', async () => {
+  it('an upgraded database keeps its one index: the name it already has, cut by PostgreSQL or the default, is not doubled', async () => {
     // What an earlier version made of a 61-character name: the index name cut to 63 characters.
     const name = `u${n}`.padEnd(61, 'p');
     await admin.query(journalSchema(name)[0]!);
@@ -137,7 +137,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('schema checks (real PostgreSQL)', () => {
     expect((await indexes(plain)).map((i) => i.indexname)).toEqual([`${plain}_open`, `${plain}_pkey`]);
   });
 
-  it('a jsonb intent column is refused by ensureSchema() and reported by verifySchema(); the journal writes nothing to it', async () => {
+  it('a jsonb intent column is refused by ensureSchema and reported by verifySchema; the journal writes nothing to it', async () => {
     await teamJournal(table, COLUMNS.replace('intent text', 'intent jsonb'));
     const owner = new PostgresJournal({ pool: pool(server.url), table, ...PATIENT });
     const refused = await failure(owner.ensureSchema());
@@ -167,7 +167,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('schema checks (real PostgreSQL)', () => {
     expect(Number((await admin.query(`SELECT count(*) AS c FROM ${table}`)).rows[0].c)).toBe(0);
   });
 
-  it('a missing index is refused (named by its definition), an index of another name with the same definition accepted, a name taken by another definition not', async () => {
+  it('a missing index is refused, named by its definition; an index of another name with the same definition accepted, a name taken by another definition not', async () => {
     await teamJournal(table, COLUMNS, false);
     const app = new PostgresJournal({ pool: pool(), table, ...PATIENT });
     const missing = await failure(app.record(intent('k1')));
@@ -239,16 +239,17 @@ describe.skipIf(!POSTGRES_AVAILABLE)('schema checks (real PostgreSQL)', () => {
     );
   });
 
-  it('a missing table: 42P01, not cached: the table made later (a migration after the start) is used', async () => {
+  it('a missing table: 42P01, not cached: the table made later by a migration after the start is used', async () => {
     const events = new PostgresEventStore({ pool: pool(), table, ...PATIENT });
     await expect(events.verifySchema()).rejects.toMatchObject({ kind: 'misconfigured', code: '42P01' });
+    await expect(events.verifySchema()).rejects.toThrow(`the table "${table}" does not exist: run ensureSchema() or the migration`);
     await expect(events.claim('e1', 1000)).rejects.toMatchObject({ code: '42P01', operation: 'claim an event', executed: false });
     await new PostgresEventStore({ pool: pool(server.url), table }).ensureSchema();
     await grant(table);
     expect(await events.claim('e1', 1000)).toBe('claimed');
   });
 
-  it('the first use waits for the verify no longer than the delivery has left (a lock held elsewhere); not cached, the next use verifies', async () => {
+  it('the first use waits for the verify no longer than the delivery has left, a lock held elsewhere; not cached, the next use verifies', async () => {
     await new PostgresEventStore({ pool: pool(server.url), table }).ensureSchema();
     await grant(table);
     const events = new PostgresEventStore({ pool: pool(), table, ...PATIENT });
