@@ -94,12 +94,6 @@ export function quotedTable(table: string): string {
   return parts.map((p) => `"${p}"`).join('.');
 }
 
-/** An index name derived from the table's (unqualified, as PostgreSQL wants it). */
-export function indexName(table: string, suffix: string): string {
-  const last = table.split('.').pop()!;
-  return `"${`${last}_${suffix}`.slice(0, 63)}"`;
-}
-
 /**
  * Runs the statements of one store: each on a pooled connection, within `statementTimeoutMs`,
  * every failure a {@link PostgresStoreError}; an outage logged once, and its end.

@@ -7,7 +7,9 @@ import type {
   TransactionalEventStore,
 } from '../webhooks/event-store.js';
 import { PostgresRunner, type PostgresClientLike, type PostgresStoreOptions } from './connection.js';
-import { DEFAULT_EVENT_TABLE, eventSchema } from './schema.js';
+import { DEFAULT_EVENT_TABLE, eventLayout, type TableLayout } from './schema.js';
+import { createTable, verifyTable } from './schema-check.js';
+import { SchemaGate } from './schema-gate.js';
 import { openEventTransaction } from './transaction.js';
 
 /** Settings of {@link PostgresEventStore}: the pool, the table (default `merchant_stablecoin_webhook_events`), logger and timeout. */
@@ -52,6 +54,8 @@ export class PostgresEventStore<C extends PostgresClientLike = PostgresClientLik
   readonly #db: PostgresRunner<C>;
   readonly #tableName: string;
   readonly #retentionMs: number;
+  readonly #layout: TableLayout;
+  readonly #schema: SchemaGate;
   /** The marker of each plain claim this instance holds: `release` frees only its own. */
   readonly #markers = new Map<string, string>();
 
@@ -60,16 +64,38 @@ export class PostgresEventStore<C extends PostgresClientLike = PostgresClientLik
     this.#db = new PostgresRunner('the webhook event store', options, DEFAULT_EVENT_TABLE);
     this.#tableName = options.table ?? DEFAULT_EVENT_TABLE;
     this.#retentionMs = positiveNumber('retentionMs', options.retentionMs, 30 * 24 * 60 * 60 * 1000);
+    this.#layout = eventLayout(this.#tableName);
+    this.#schema = new SchemaGate(
+      () => verifyTable(this.#db, this.#layout, 'verify the event table'),
+      options.logger,
+      'the webhook event store',
+    );
   }
 
   /**
-   * Creates the table and its index when missing (idempotent). Needs `CREATE` on the schema; run
-   * the same SQL as a migration instead where the application's role may not (docs/postgres.md).
+   * Creates the table when missing, and its index unless an index with its definition exists
+   * (whatever its name), then verifies the table as {@link PostgresEventStore.verifySchema} does
+   * (idempotent). Needs `CREATE` on the schema; run the same SQL as a migration instead where the
+   * application's role may not (docs/postgres.md).
    *
-   * @throws PostgresStoreError when PostgreSQL cannot answer or refuses.
+   * @throws PostgresStoreError when PostgreSQL cannot answer or refuses, or `misconfigured` when
+   * the table differs from what the store needs.
    */
   async ensureSchema(): Promise<void> {
-    for (const statement of eventSchema(this.#tableName)) await this.#db.query('create the event table', statement);
+    await createTable(this.#db, this.#layout, 'create the event table');
+    await this.#schema.verify();
+  }
+
+  /**
+   * Checks the table, read-only (the catalogs only: the application's role may), for teams that
+   * run their own migrations: its columns and their types, and its indexes by their definition.
+   * The store's first use runs the same check once.
+   *
+   * @throws PostgresStoreError `misconfigured` naming every difference (`code` `42P01` when the
+   * table does not exist), or the failure that kept PostgreSQL from answering.
+   */
+  async verifySchema(): Promise<void> {
+    await this.#schema.verify();
   }
 
   /**
@@ -84,12 +110,15 @@ export class PostgresEventStore<C extends PostgresClientLike = PostgresClientLik
 
   /**
    * Claims `eventId` inside a new transaction that holds its processed mark (see the class
-   * comment). Used by `createWebhookHandler`.
+   * comment). Used by `createWebhookHandler`. The store's first use verifies its table within
+   * the delivery's `waitMs`; the claim has what is left.
    *
    * @throws PostgresStoreError when PostgreSQL cannot answer or refuses (the receiver answers 503).
    */
-  claimInTransaction(eventId: string, options: TransactionalClaimOptions): Promise<TransactionalClaim<C>> {
-    return openEventTransaction(this.#db, eventId, options);
+  async claimInTransaction(eventId: string, options: TransactionalClaimOptions): Promise<TransactionalClaim<C>> {
+    const started = performance.now();
+    await this.#schema.ready('claim an event', options.waitMs);
+    return openEventTransaction(this.#db, eventId, { ...options, waitMs: options.waitMs - (performance.now() - started) });
   }
 
   /**
@@ -99,6 +128,7 @@ export class PostgresEventStore<C extends PostgresClientLike = PostgresClientLik
    * @throws PostgresStoreError when PostgreSQL cannot answer or refuses.
    */
   async claim(eventId: string, ttlMs: number): Promise<ClaimResult> {
+    await this.#schema.ready('claim an event', this.#db.timeoutMs);
     const marker = globalThis.crypto.randomUUID();
     const t = this.#db.table;
     const { rows } = await this.#db.query(
@@ -127,6 +157,7 @@ export class PostgresEventStore<C extends PostgresClientLike = PostgresClientLik
    * @throws PostgresStoreError when PostgreSQL does not confirm it.
    */
   async complete(eventId: string): Promise<void> {
+    await this.#schema.ready('complete an event', this.#db.timeoutMs);
     this.#markers.delete(eventId);
     await this.#db.query(
       'complete an event',
@@ -146,6 +177,7 @@ export class PostgresEventStore<C extends PostgresClientLike = PostgresClientLik
     const marker = this.#markers.get(eventId);
     this.#markers.delete(eventId);
     if (marker === undefined) return;
+    await this.#schema.ready('release an event', this.#db.timeoutMs);
     await this.#db.query(
       'release an event',
       `DELETE FROM ${this.#db.table} WHERE event_id = $1 AND state = 'in_progress' AND marker = $2`,
@@ -160,6 +192,7 @@ export class PostgresEventStore<C extends PostgresClientLike = PostgresClientLik
    * @throws PostgresStoreError when PostgreSQL cannot answer or refuses.
    */
   async prune(): Promise<number> {
+    await this.#schema.ready('prune events', this.#db.timeoutMs);
     const { rows } = await this.#db.query(
       'prune events',
       `WITH gone AS (

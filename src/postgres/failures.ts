@@ -14,6 +14,9 @@ import { MerchantSdkError } from '../core/errors/errors.js';
  */
 export type PostgresFailureKind = 'unreachable' | 'unavailable' | 'misconfigured';
 
+// Each error's detail, to name it again for another operation (unsentAs).
+const details = new WeakMap<PostgresStoreError, string>();
+
 /**
  * A statement of a PostgreSQL store failed. It names the operation and the SQLSTATE, never a
  * parameter value (a body, an event id), and keeps no reference to the driver's error (which
@@ -42,18 +45,29 @@ export class PostgresStoreError extends MerchantSdkError {
 
   /** @internal */
   constructor(kind: PostgresFailureKind, detail: string, at: { code: string | undefined; operation: string; unsent: boolean }) {
-    super(messageOf(kind, detail, at.operation));
+    super(messageOf(kind, detail, at.operation, at.code));
     this.kind = kind;
     this.code = at.code;
     this.operation = at.operation;
     this.executed = at.code === undefined && !at.unsent ? undefined : false;
+    details.set(this, detail);
   }
 }
 
-function messageOf(kind: PostgresFailureKind, detail: string, operation: string): string {
+/**
+ * `failure` as the failure of `operation`, which was never sent (`executed: false`) because a
+ * step before it (the schema's verify) failed so.
+ */
+export function unsentAs(failure: PostgresStoreError, operation: string): PostgresStoreError {
+  if (failure.operation === operation && failure.executed === false) return failure;
+  return new PostgresStoreError(failure.kind, details.get(failure)!, { code: failure.code, operation, unsent: true });
+}
+
+function messageOf(kind: PostgresFailureKind, detail: string, operation: string, code: string | undefined): string {
   switch (kind) {
     case 'misconfigured':
-      return `PostgreSQL refused to ${operation}: ${detail}. A configuration mistake, not an outage: see "PostgreSQL" in docs/postgres.md (ensureSchema and the grants).`;
+      // Without a SQLSTATE, the store refused (a table that does not fit), not the server.
+      return `${code === undefined ? 'Cannot' : 'PostgreSQL refused to'} ${operation}: ${detail}. A configuration mistake, not an outage: see "PostgreSQL" in docs/postgres.md (ensureSchema, verifySchema and the grants).`;
     case 'unavailable':
       return `PostgreSQL cannot ${operation} now: ${detail}.`;
     case 'unreachable':

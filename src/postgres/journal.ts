@@ -9,7 +9,9 @@ import {
 } from '../core/journal/intent-journal.js';
 import { log, type Logger } from '../core/telemetry/logger.js';
 import { PostgresRunner, type PostgresStoreOptions } from './connection.js';
-import { DEFAULT_JOURNAL_TABLE, journalSchema } from './schema.js';
+import { DEFAULT_JOURNAL_TABLE, journalLayout, type TableLayout } from './schema.js';
+import { createTable, verifyTable } from './schema-check.js';
+import { SchemaGate } from './schema-gate.js';
 
 /** Settings of {@link PostgresJournal}: the pool, the table (default `merchant_stablecoin_journal`), logger and timeout. */
 export type PostgresJournalOptions = PostgresStoreOptions;
@@ -51,6 +53,8 @@ export class PostgresJournal implements IntentJournal {
   readonly #db: PostgresRunner;
   readonly #logger: Logger | undefined;
   readonly #tableName: string;
+  readonly #layout: TableLayout;
+  readonly #schema: SchemaGate;
   /** `scope key` → the `record_id` of a record whose answer was lost. */
   readonly #uncertain = new Map<string, string>();
 
@@ -59,16 +63,38 @@ export class PostgresJournal implements IntentJournal {
     this.#db = new PostgresRunner('the intent journal', options, DEFAULT_JOURNAL_TABLE);
     this.#logger = options.logger;
     this.#tableName = options.table ?? DEFAULT_JOURNAL_TABLE;
+    this.#layout = journalLayout(this.#tableName);
+    this.#schema = new SchemaGate(
+      () => verifyTable(this.#db, this.#layout, 'verify the journal table'),
+      options.logger,
+      'the intent journal',
+    );
   }
 
   /**
-   * Creates the table and its index when missing (idempotent). Needs `CREATE` on the schema;
-   * run the same SQL as a migration instead where the application's role may not (docs/postgres.md).
+   * Creates the table when missing, and its index unless an index with its definition exists
+   * (whatever its name), then verifies the table as {@link PostgresJournal.verifySchema} does
+   * (idempotent). Needs `CREATE` on the schema; run the same SQL as a migration instead where the
+   * application's role may not (docs/postgres.md).
    *
-   * @throws PostgresStoreError when PostgreSQL cannot answer or refuses.
+   * @throws PostgresStoreError when PostgreSQL cannot answer or refuses, or `misconfigured` when
+   * the table differs from what the journal needs.
    */
   async ensureSchema(): Promise<void> {
-    for (const statement of journalSchema(this.#tableName)) await this.#db.query('create the journal table', statement);
+    await createTable(this.#db, this.#layout, 'create the journal table');
+    await this.#schema.verify();
+  }
+
+  /**
+   * Checks the table, read-only (the catalogs only: the application's role may), for teams that
+   * run their own migrations: its columns and their types (`intent` is `text`, not `jsonb`), and
+   * its indexes by their definition. The journal's first use runs the same check once.
+   *
+   * @throws PostgresStoreError `misconfigured` naming every difference (`code` `42P01` when the
+   * table does not exist), or the failure that kept PostgreSQL from answering.
+   */
+  async verifySchema(): Promise<void> {
+    await this.#schema.verify();
   }
 
   /**
@@ -77,6 +103,7 @@ export class PostgresJournal implements IntentJournal {
    * @throws PostgresStoreError when PostgreSQL cannot take it (down, slow, or refusing the statement).
    */
   async record(intent: JournalIntent): Promise<void> {
+    await this.#schema.ready('record an intent', this.#db.timeoutMs);
     const recordId = globalThis.crypto.randomUUID();
     const values = [intent.scope, intent.key, Math.floor(intent.createdAt), JSON.stringify(intent), recordId];
     try {
@@ -103,6 +130,7 @@ export class PostgresJournal implements IntentJournal {
    * @throws PostgresStoreError when PostgreSQL does not confirm it.
    */
   async settle(scope: string, key: string): Promise<void> {
+    await this.#schema.ready('settle an intent', this.#db.timeoutMs);
     const id = `${scope} ${key}`;
     const recordId = this.#uncertain.get(id);
     if (recordId === undefined) {
@@ -126,6 +154,7 @@ export class PostgresJournal implements IntentJournal {
    * @throws PostgresStoreError when PostgreSQL cannot answer or refuses.
    */
   async claim(request: JournalClaimRequest): Promise<readonly ClaimedRecord[]> {
+    await this.#schema.ready('claim intents', this.#db.timeoutMs);
     const t = this.#db.table;
     const { rows } = await this.#db.query(
       'claim intents',
@@ -167,6 +196,7 @@ export class PostgresJournal implements IntentJournal {
    * @throws PostgresStoreError when PostgreSQL cannot answer or refuses.
    */
   async openAfter(request: JournalOpenAfterRequest): Promise<JournalOpenAfter> {
+    await this.#schema.ready('list open intents', this.#db.timeoutMs);
     const { rows } = await this.#db.query(
       'list open intents',
       `SELECT intent, count(*) OVER () AS total FROM ${this.#db.table}

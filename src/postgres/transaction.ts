@@ -1,6 +1,7 @@
 import type { TransactionalClaim, TransactionalClaimOptions } from '../webhooks/event-store.js';
 import { quietOnError, type PostgresClientLike, type PostgresRunner } from './connection.js';
 import { storeErrorOf } from './failures.js';
+import { failQuery, refusedStatement } from './transaction-control.js';
 
 /** SQLSTATE of a lock wait that ran out (`lock_timeout`). */
 const LOCK_NOT_AVAILABLE = '55P03';
@@ -216,8 +217,10 @@ function claimed<C extends PostgresClientLike>(db: PostgresRunner<C>, client: C,
 
 /**
  * The client as `onEvent` sees it: its own methods, except that `release` is the receiver's to
- * call and `query` refuses once the transaction ended (a query then would run outside it, its
- * effect committed without the event's mark).
+ * call, and `query` refuses (in the form the call reports errors: rejection, callback or
+ * submittable) once the transaction ended (a query then would run outside it, its effect
+ * committed without the event's mark), and any transaction control (a `COMMIT` would commit the
+ * mark before `onEvent` is done; see transaction-control.ts). Savepoints stay allowed.
  */
 function guarded<C extends PostgresClientLike>(client: C, eventId: string, ended: () => boolean): C {
   return new Proxy(client, {
@@ -230,7 +233,15 @@ function guarded<C extends PostgresClientLike>(client: C, eventId: string, ended
       if (typeof value !== 'function') return value;
       if (property !== 'query') return (value as (...args: unknown[]) => unknown).bind(target);
       return (...args: unknown[]): unknown => {
-        if (ended()) return Promise.reject(new Error(`The transaction of event ${eventId} has ended: this query would run outside it.`));
+        if (ended()) return failQuery(args, new Error(`The transaction of event ${eventId} has ended: this query would run outside it.`));
+        const refused = refusedStatement(args[0]);
+        if (refused !== undefined)
+          return failQuery(
+            args,
+            new Error(
+              `${refused} refused on the transaction of event ${eventId}: the webhook receiver commits it when onEvent resolves and rolls it back when onEvent throws. Use SAVEPOINT, RELEASE SAVEPOINT and ROLLBACK TO SAVEPOINT for a part that may fail.`,
+            ),
+          );
         return (value as (...args: unknown[]) => unknown).apply(target, args);
       };
     },

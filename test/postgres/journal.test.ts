@@ -322,6 +322,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgresJournal (real PostgreSQL)', () => 
       try {
         const journal = new PostgresJournal({ pool: pool(), table, statementTimeoutMs: 300 });
         const client = wireClient(ledger.url, { journal, maxRetries: 0 });
+        // Verified before the lock (the first use's verify would wait on the lock too, and refuse the call unsent).
+        await journal.verifySchema();
         await locker.query('BEGIN');
         await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
         const err = await failure(client.member('ext-1').withdrawals.create(WITHDRAWAL));
