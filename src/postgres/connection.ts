@@ -117,6 +117,11 @@ export class PostgresRunner<C extends PostgresClientLike = PostgresClientLike> {
     this.#component = component;
   }
 
+  /** The logger lines go to: the store's own, else the receiver's once attached, else none. */
+  get logger(): Logger | undefined {
+    return this.#logger;
+  }
+
   /** Logs to `logger` (the webhook receiver's) when the store was given no logger of its own. */
   useLogger(logger: Logger | undefined): void {
     if (!this.#ownLogger) this.#logger = logger;

@@ -66,8 +66,8 @@ export class PostgresEventStore<C extends PostgresClientLike = PostgresClientLik
     this.#retentionMs = positiveNumber('retentionMs', options.retentionMs, 30 * 24 * 60 * 60 * 1000);
     this.#layout = eventLayout(this.#tableName);
     this.#schema = new SchemaGate(
-      () => verifyTable(this.#db, this.#layout, 'verify the event table'),
-      options.logger,
+      (lockWaitMs) => verifyTable(this.#db, this.#layout, 'verify the event table', lockWaitMs),
+      () => this.#db.logger,
       'the webhook event store',
     );
   }

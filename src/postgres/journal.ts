@@ -65,8 +65,8 @@ export class PostgresJournal implements IntentJournal {
     this.#tableName = options.table ?? DEFAULT_JOURNAL_TABLE;
     this.#layout = journalLayout(this.#tableName);
     this.#schema = new SchemaGate(
-      () => verifyTable(this.#db, this.#layout, 'verify the journal table'),
-      options.logger,
+      (lockWaitMs) => verifyTable(this.#db, this.#layout, 'verify the journal table', lockWaitMs),
+      () => this.#db.logger,
       'the intent journal',
     );
   }

@@ -13,8 +13,8 @@ import type { IndexLayout, TableLayout } from './schema.js';
 const UNDEFINED_TABLE = '42P01';
 
 // The table (when it exists), its live columns and its indexes, in one round trip. Deparsing an
-// index takes an ACCESS SHARE lock on the table: the verify waits behind a migration's ACCESS
-// EXCLUSIVE lock as any statement of the store would (no longer than the operation's budget).
+// index takes an ACCESS SHARE lock on the table: behind a migration's ACCESS EXCLUSIVE lock the
+// verify waits no longer than its lock wait (`lock_timeout`), then says that lock is the cause.
 const CATALOG = `WITH t AS (SELECT to_regclass($1) AS oid)
 SELECT 'table' AS kind, NULL AS name, NULL AS type, NULL::boolean AS not_null, NULL::boolean AS has_default,
        NULL::boolean AS is_unique, NULL AS method, NULL::text[] AS columns, NULL AS predicate, NULL::boolean AS valid
@@ -35,11 +35,36 @@ interface FoundTable {
   readonly rows: ReadonlyArray<Record<string, unknown>>;
 }
 
-/** Reads the table's columns and indexes from the catalogs (read-only). */
-async function inspectTable<C extends PostgresClientLike>(db: PostgresRunner<C>, operation: string): Promise<FoundTable> {
-  const { rows } = await db.query(operation, CATALOG, [db.table]);
+/** SQLSTATE `lock_not_available`: the lock wait ran out. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * Reads the table's columns and indexes from the catalogs (read-only), in a transaction whose
+ * lock wait is `lockWaitMs` (default: the statement timeout), so that a table locked by another
+ * session is named as such instead of ending as a statement without an answer.
+ */
+async function inspectTable<C extends PostgresClientLike>(
+  db: PostgresRunner<C>,
+  operation: string,
+  lockWaitMs = db.timeoutMs,
+): Promise<FoundTable> {
+  const { rows } = await db.withClient(operation, [db.table], async (client) => {
+    // A failure below destroys the client (withClient), which ends the transaction on the server.
+    await client.query(`BEGIN READ ONLY; SET LOCAL lock_timeout = ${Math.max(1, Math.floor(lockWaitMs))}`);
+    const found = await client.query(CATALOG, [db.table]).catch((err: unknown) => {
+      throw (err as { code?: unknown }).code === LOCK_NOT_AVAILABLE ? lockedElsewhere() : err;
+    });
+    await client.query('COMMIT');
+    return found;
+  });
   return { exists: rows.some((r) => r['kind'] === 'table'), rows: rows.filter((r) => r['kind'] !== 'table') };
 }
+
+/** A catalog read that waited out its lock wait: a session holds the table (a migration). */
+const lockedElsewhere = (): Error =>
+  Object.assign(new Error('the table is locked by another session (a migration, a LOCK TABLE) for longer than the verify could wait'), {
+    code: LOCK_NOT_AVAILABLE,
+  });
 
 const describeIndex = (index: IndexLayout): string =>
   `${index.unique ? 'unique ' : ''}index on (${index.columns.join(', ')})${index.where === undefined ? '' : ` WHERE ${index.where}`}`;
@@ -105,8 +130,9 @@ export async function verifyTable<C extends PostgresClientLike>(
   db: PostgresRunner<C>,
   layout: TableLayout,
   operation: string,
+  lockWaitMs?: number,
 ): Promise<void> {
-  const error = schemaError(await inspectTable(db, operation), layout, operation);
+  const error = schemaError(await inspectTable(db, operation, lockWaitMs), layout, operation);
   if (error !== undefined) throw error;
 }
 

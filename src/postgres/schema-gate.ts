@@ -23,9 +23,14 @@ export class SchemaGate {
   #logged: string | undefined;
 
   constructor(
-    /** Checks the table, read-only; rejects with a `misconfigured` error naming what differs. */
-    private readonly check: () => Promise<void>,
-    private readonly logger: Logger | undefined,
+    /**
+     * Checks the table, read-only; rejects with a `misconfigured` error naming what differs.
+     * `lockWaitMs`: how long it may wait on a lock another session holds (the first operation's
+     * budget, less the time its answer needs; the statement timeout when absent).
+     */
+    private readonly check: (lockWaitMs?: number) => Promise<void>,
+    /** The store's logger as it is now (the receiver's when the store has none: read per line). */
+    private readonly logger: () => Logger | undefined,
     private readonly component: string,
   ) {}
 
@@ -37,7 +42,8 @@ export class SchemaGate {
   async ready(operation: string, budgetMs: number): Promise<void> {
     if (this.#verdict === true) return;
     if (this.#verdict !== undefined) throw unsentAs(this.#verdict, operation);
-    this.#inflight ??= this.#settle(this.check()).finally(() => (this.#inflight = undefined));
+    // Half the budget for a lock another session holds: its refusal comes back while we wait.
+    this.#inflight ??= this.#settle(this.check(budgetMs / 2)).finally(() => (this.#inflight = undefined));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expiry = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), Math.max(0, budgetMs))));
     const outcome = await Promise.race([this.#inflight, expiry]).finally(() => clearTimeout(timer));
@@ -69,7 +75,7 @@ export class SchemaGate {
       const ours = failure.kind === 'misconfigured' && (failure.code === undefined || failure.code === '42P01');
       if (ours && this.#logged !== failure.message) {
         this.#logged = failure.message;
-        log(this.logger, 'error', `merchant-stablecoin/postgres: ${this.component}: ${failure.message}`, { code: failure.code });
+        log(this.logger(), 'error', `merchant-stablecoin/postgres: ${this.component}: ${failure.message}`, { code: failure.code });
       }
       return failure;
     }

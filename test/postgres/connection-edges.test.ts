@@ -17,6 +17,8 @@ import { failure } from '../helpers/client.js';
 import { startTcpProxy } from '../journal/helpers/tcp-proxy.js';
 import { POSTGRES_AVAILABLE, poolOf, startPostgres, type PostgresServer } from './helpers/postgres-server.js';
 import { makeJournalTable } from './helpers/tables.js';
+import { journalLayout } from '../../src/postgres/schema.js';
+import { answeringVerify } from './helpers/fitting-catalog.js';
 
 const PATIENT = { statementTimeoutMs: 120_000 } as const;
 
@@ -101,6 +103,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the statement runner (real PostgreSQL)', (
     try {
       const { lines, logger } = recorder();
       const j = new PostgresJournal({ pool: pool(), table, logger, ...PATIENT });
+      // The table verified before the lock: the first use's verify would wait on it instead.
+      await j.verifySchema();
       await locker.query('BEGIN');
       await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
       const waiting = failure(j.record(intent('w')));
@@ -120,7 +124,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the statement runner (real PostgreSQL)', (
         [
           'warn',
           expect.stringMatching(
-            /^merchant-stablecoin\/postgres: the intent journal: PostgreSQL is not answering: PostgreSQL cannot record an intent now: .*\(SQLSTATE 57P01\)\.$/,
+            /^merchant-stablecoin\/postgres: the intent journal: PostgreSQL cannot record an intent now: .*\(SQLSTATE 57P01\)\.$/,
           ) as string,
           { code: '57P01' },
         ],
@@ -137,7 +141,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the statement runner (real PostgreSQL)', (
     const j = new PostgresJournal({ pool: pool(), table, logger, ...PATIENT });
     for (let i = 0; i < 2; i++) await failure(j.record(intent(`secret-key-${i}`)));
     await j.settle('scope1', 'secret-key-0');
-    const message = `merchant-stablecoin/postgres: the intent journal: PostgreSQL refused to record an intent: permission denied for table ${table} (SQLSTATE 42501). A configuration mistake, not an outage: see "PostgreSQL" in docs/postgres.md (ensureSchema and the grants).`;
+    const message = `merchant-stablecoin/postgres: the intent journal: PostgreSQL refused to record an intent: permission denied for table ${table} (SQLSTATE 42501). A configuration mistake, not an outage: see "PostgreSQL" in docs/postgres.md (ensureSchema, verifySchema and the grants).`;
     expect(lines).toEqual([
       ['error', message, { code: '42501' }],
       ['error', message, { code: '42501' }],
@@ -153,10 +157,12 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the statement runner (real PostgreSQL)', (
     const free = new PostgresJournal({ pool: shared, table: other, ...PATIENT });
     // The pool's connection made beforehand: the 300 ms bound the lock, never the connecting.
     await free.record(intent('warm'));
+    const held = new PostgresJournal({ pool: shared, table, statementTimeoutMs: 300 });
+    // The table verified before the lock: the first use's verify would wait on it instead.
+    await held.verifySchema();
     try {
       await locker.query('BEGIN');
       await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
-      const held = new PostgresJournal({ pool: shared, table, statementTimeoutMs: 300 });
       const err = await failure(held.record(intent('late')));
       expect(err).toBeInstanceOf(PostgresStoreError);
       expect(err).toMatchObject({ kind: 'unreachable', executed: undefined, operation: 'record an intent' });
@@ -200,7 +206,11 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the statement runner (real PostgreSQL)', (
 });
 
 describe('the statement runner without a server', () => {
-  const client = (): PostgresClientLike => ({ query: () => Promise.resolve({ rows: [] }), release: () => undefined });
+  /** A client whose table fits (the first use's verify passes) and whose every statement answers. */
+  const client = (): PostgresClientLike => ({
+    query: answeringVerify(journalLayout('j'), () => Promise.resolve({ rows: [] })),
+    release: () => undefined,
+  });
 
   it('takes a client without on() (any object with connect())', async () => {
     const c = client();

@@ -152,7 +152,11 @@ describe.skipIf(!POSTGRES_AVAILABLE)('a delivery answered within its time (real 
 
   it('a table locked by another session (a migration): 503 within the bound, logged as that lock, not as the event being processed', async () => {
     const { lines, logger } = recorder();
-    const handler = receiver(new PostgresEventStore({ pool: pool(2), table, ...SLOW_STATEMENTS }), undefined, logger);
+    const store = new PostgresEventStore({ pool: pool(2), table, ...SLOW_STATEMENTS });
+    // Verified before the lock, so that the claim's own wait is what meets it (the first use's
+    // verify behind a lock: schema.test.ts).
+    await store.verifySchema();
+    const handler = receiver(store, undefined, logger);
     const migration = await admin.connect();
     let answer: WebhookResponse & { ms: number };
     try {
@@ -261,6 +265,27 @@ describe.skipIf(!POSTGRES_AVAILABLE)('a delivery answered within its time (real 
     ]);
     expect(warned({ connectionTimeoutMillis: 1000 })).toEqual([]);
   });
+
+  it("a table that differs from the store's layout, found on first use: the receiver's logger (the store has none) gets its error line; 503, nothing processed", async () => {
+    const receivers = recorder();
+    let processed = 0;
+    await admin.query(`ALTER TABLE ${table} ADD COLUMN added_by_a_team text NOT NULL`);
+    const handler = receiver(
+      new PostgresEventStore({ pool: pool(2), table, ...SLOW_STATEMENTS }),
+      () => void processed++,
+      receivers.logger,
+    );
+    expect((await timed(handler, 'm1')).status).toBe(503);
+    expect((await timed(handler, 'm1')).status).toBe(503);
+    const errors = receivers.lines.filter(
+      (l) => l.level === 'error' && l.message.includes('merchant-stablecoin/postgres: the webhook event store'),
+    );
+    // Logged once, however many deliveries meet it.
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.message).toMatch(/differs .*added_by_a_team/);
+    expect(processed).toBe(0);
+    expect(await credits()).toEqual({});
+  }, 120_000);
 
   it("the store's logger (or, without one, the receiver's) gets a revoked grant (error), a stop (warn) and a restart (info)", async () => {
     const own = recorder();

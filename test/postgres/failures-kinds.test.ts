@@ -68,7 +68,7 @@ describe('PostgresStoreError messages', () => {
       'PostgreSQL unreachable (settle an intent): Connection terminated unexpectedly.',
     );
     expect(storeErrorOf(pgError('42501', 'permission denied for table j'), 'claim intents', []).message).toBe(
-      'PostgreSQL refused to claim intents: permission denied for table j (SQLSTATE 42501). A configuration mistake, not an outage: see "PostgreSQL" in docs/postgres.md (ensureSchema and the grants).',
+      'PostgreSQL refused to claim intents: permission denied for table j (SQLSTATE 42501). A configuration mistake, not an outage: see "PostgreSQL" in docs/postgres.md (ensureSchema, verifySchema and the grants).',
     );
   });
 
@@ -86,7 +86,7 @@ describe('PostgresStoreError messages', () => {
   it('masks every occurrence of a string value of four characters or more, and leaves shorter ones and non-strings', () => {
     const err = storeErrorOf(pgError('23505', 'duplicate key (evt1, abc, 12345) and again evt1'), 'claim an event', ['evt1', 'abc', 12345]);
     expect(err.message).toBe(
-      'PostgreSQL refused to claim an event: duplicate key (***, abc, 12345) and again *** (SQLSTATE 23505). A configuration mistake, not an outage: see "PostgreSQL" in docs/postgres.md (ensureSchema and the grants).',
+      'PostgreSQL refused to claim an event: duplicate key (***, abc, 12345) and again *** (SQLSTATE 23505). A configuration mistake, not an outage: see "PostgreSQL" in docs/postgres.md (ensureSchema, verifySchema and the grants).',
     );
   });
 

@@ -17,6 +17,8 @@ import { freePort } from '../fleet/helpers/redis-server.js';
 import { startTcpProxy } from '../journal/helpers/tcp-proxy.js';
 import { POSTGRES_AVAILABLE, poolOf, startPostgres, type PostgresServer } from './helpers/postgres-server.js';
 import { makeJournalTable } from './helpers/tables.js';
+import { journalLayout } from '../../src/postgres/schema.js';
+import { answeringVerify } from './helpers/fitting-catalog.js';
 
 const PATIENT = { statementTimeoutMs: 120_000 } as const;
 
@@ -222,11 +224,12 @@ describe('PostgresJournal remembers at most 10,000 lost records', () => {
   function lossyPool(): { pool: PostgresPoolLike; settles: string[] } {
     const settles: string[] = [];
     const client: PostgresClientLike = {
-      query: (text: string, values?: unknown[]) => {
+      // The table fits (the first use's verify passes); then the statements under test.
+      query: answeringVerify(journalLayout('j'), (text, values) => {
         if (text.startsWith('INSERT') && !text.includes('clock_timestamp()')) return Promise.reject(new Error('Connection terminated'));
         settles.push(`${text.trimStart().split(' ')[0]!} ${String(values?.[1])}`);
         return Promise.resolve({ rows: [] });
-      },
+      }),
       release: () => undefined,
     };
     return { pool: { connect: () => Promise.resolve(client) }, settles };

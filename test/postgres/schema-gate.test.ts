@@ -44,7 +44,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 describe('SchemaGate', () => {
   it('runs one verify for the operations that arrive together, then none: a table that fits is kept', async () => {
     const { check, runs } = controlled();
-    const gate = new SchemaGate(check, undefined, 'the intent journal');
+    const gate = new SchemaGate(check, () => undefined, 'the intent journal');
     const a = gate.ready('record an intent', 60_000);
     const b = gate.ready('claim intents', 60_000);
     await tick();
@@ -60,7 +60,7 @@ describe('SchemaGate', () => {
     const { check, runs } = controlled();
     const lines: Array<[string, string]> = [];
     const logger = { error: (m: string) => lines.push(['error', m]) };
-    const gate = new SchemaGate(check, logger, 'the intent journal');
+    const gate = new SchemaGate(check, () => logger, 'the intent journal');
     const first = settled(gate.ready('record an intent', 60_000));
     await tick();
     runs[0]!.reject(differs());
@@ -97,7 +97,7 @@ describe('SchemaGate', () => {
     const lines: string[] = [];
     const fields: unknown[] = [];
     const logger = { error: (m: string, f?: unknown) => lines.push(m) && fields.push(f) };
-    const gate = new SchemaGate(check, logger, 'the webhook event store');
+    const gate = new SchemaGate(check, () => logger, 'the webhook event store');
     for (const [i, failure] of [lost(), missing(), missing(), refusedGrant()].entries()) {
       const op = settled(gate.ready('claim an event', 60_000));
       await tick();
@@ -117,7 +117,7 @@ describe('SchemaGate', () => {
 
   it('an operation waits no longer than its budget; the verify goes on and its answer serves the next', async () => {
     const { check, runs } = controlled();
-    const gate = new SchemaGate(check, undefined, 'the webhook event store');
+    const gate = new SchemaGate(check, () => undefined, 'the webhook event store');
     const err = (await settled(gate.ready('claim an event', 5.4))) as PostgresStoreError;
     expect(err).toMatchObject({ kind: 'unreachable', operation: 'claim an event', executed: false });
     expect(err.message).toMatch(/no answer to the table's verify within 5 ms/);
@@ -130,7 +130,11 @@ describe('SchemaGate', () => {
   });
 
   it('a verify that throws something other than a store error fails as one', async () => {
-    const gate = new SchemaGate(() => Promise.reject(new Error('socket hang up')), undefined, 'x');
+    const gate = new SchemaGate(
+      () => Promise.reject(new Error('socket hang up')),
+      () => undefined,
+      'x',
+    );
     expect(await settled(gate.ready('record an intent', 60_000))).toMatchObject({ kind: 'unreachable', operation: 'record an intent' });
     await expect(gate.verify()).rejects.toMatchObject({ kind: 'unreachable', operation: 'verify the table' });
   });
