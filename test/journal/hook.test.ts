@@ -378,6 +378,45 @@ describe('a call whose intent cannot be settled', () => {
     ]);
   });
 
+  // A settle that never answers: the caller still gets its answer, at the call's deadline at the
+  // latest (a wait past it would leave this test hanging until vitest's guard fails it).
+  function hanging() {
+    const memory = new MemoryJournal();
+    const settles: string[] = [];
+    const journal: IntentJournal = {
+      record: (i) => memory.record(i),
+      settle: (_, key) => (settles.push(key), new Promise<void>(() => undefined)),
+      claim: (r) => memory.claim(r),
+    };
+    return { memory, journal, settles };
+  }
+
+  it("succeeded, its settle never answering: the caller gets the order by the call's deadline, the intent left for recover()", async () => {
+    const { memory, journal, settles } = hanging();
+    const order = await client(journal, { timeoutMs: 3_000, maxRetries: 0 }).member(MEMBER).withdrawals.create(WITHDRAWAL);
+    expect(order.id).toBe('wdr_1');
+    const [intent] = memory.open();
+    expect(settles).toEqual([intent!.key]);
+    expect(logs.map((l) => [l.level, l.message])).toEqual([
+      [
+        'warn',
+        'journal: the call succeeded but its intent could not be settled; a later recover() sends it again with its key and the service replays this same result',
+      ],
+    ]);
+  });
+
+  it("failed with an answer kept under the key, its settle never answering: the caller gets that answer by the call's deadline", async () => {
+    const { memory, journal, settles } = hanging();
+    ledger.interpose('withdrawal', () => apiError(400, 'insufficient_balance'));
+    const err = (await failure(
+      client(journal, { timeoutMs: 3_000, maxRetries: 0 }).member(MEMBER).withdrawals.create(WITHDRAWAL),
+    )) as MerchantSdkError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ code: 'insufficient_balance', call: { sent: 'yes', status: 400, attempts: 1 } });
+    expect(settles).toEqual([err.idempotencyKey]);
+    expect(memory.open().map((i) => i.key)).toEqual([err.idempotencyKey]);
+  });
+
   it('failed with a 2xx it could not read: the operation ran, the caller gets that error as it is', async () => {
     const { memory, journal } = stuck();
     ledger.interpose('withdrawal', () => ({ status: 201, body: '{"id": 1' }));

@@ -59,10 +59,17 @@ export class JournalHook {
     try {
       result = await send();
     } catch (err) {
-      if (!settles(err, endpoint) || (await this.settle(intent))) throw err;
+      if (!settles(err, endpoint)) throw err;
+      // An answer the service keeps under the key is the caller's whatever the settle does, so
+      // its settle waits no longer than the call's deadline. Any other waits for the journal's
+      // answer (its statement timeout): cut short, a "not sent" would become an unknown outcome.
+      const settled = storedUnderKey(err, endpoint) ? await this.#settleInTime(intent, call, budget) : await this.settle(intent);
+      if (settled) throw err;
       throw this.#stillOpen(err as MerchantSdkError, intent, endpoint);
     }
-    if (!(await this.settle(intent)))
+    // The result is the caller's: the settle waits no longer than the call's deadline (left open,
+    // the intent is resent by a later recover() and the service replays this same result).
+    if (!(await this.#settleInTime(intent, call, budget)))
       log(
         this.#logger,
         'warn',
@@ -100,6 +107,16 @@ export class JournalHook {
         { cause: failure, idempotencyKey: intent.key },
       );
       throw withCallState(unknown, unsent(intent, 'maybe'));
+    } finally {
+      waits.dispose();
+    }
+  }
+
+  /** Settles `intent` within the call's deadline (not its signal: the service has answered). */
+  async #settleInTime(intent: JournalIntent, call: PreparedCall, budget: CallBudget): Promise<boolean> {
+    const waits = waitsUntil(callDeadline(call.startedAt ?? performance.now(), budget), undefined);
+    try {
+      return await this.#clear(intent, waits.signal);
     } finally {
       waits.dispose();
     }
