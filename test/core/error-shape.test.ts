@@ -163,8 +163,9 @@ describe('pagination errors name the list and the reason', () => {
     expect(repeated.message).toBe(
       'The list GET /v1/assets makes no progress: it answered a next_cursor that this iteration already followed; stopping instead of looping.',
     );
+    // Each empty page well inside the deadline (even on a loaded machine), their run past it.
     server.on('GET', '/v1/assets', (_req, n) => ({ delayMs: 20, body: page([], `e${n}`) }));
-    const empty = await failure(client.assets.list(undefined, { timeoutMs: 100, maxRetries: 0 }).collect(100));
+    const empty = await failure(client.assets.list(undefined, { timeoutMs: 1_000, maxRetries: 0 }).collect(1_000));
     expect((empty as PaginationStalledError).reason).toBe('empty_pages');
     expect(empty.message).toBe(
       "The list GET /v1/assets makes no progress: it answered has_more: true with no items for longer than the list call's deadline (timeoutMs × (maxRetries + 1)); stopping instead of looping.",
