@@ -8,7 +8,7 @@ import type { PostgresClientLike } from '../../../src/postgres/index.js';
 import type { TableLayout } from '../../../src/postgres/schema.js';
 
 /** The catalog rows of a table that fits `layout`. */
-export function fittingCatalogRows(layout: TableLayout): Record<string, unknown>[] {
+function fittingCatalogRows(layout: TableLayout): Record<string, unknown>[] {
   return [
     { kind: 'table' },
     ...layout.columns.map((c) => ({ kind: 'column', name: c.name, type: c.type, not_null: c.notNull, has_default: false })),
@@ -29,9 +29,9 @@ export function answeringVerify(
   layout: TableLayout,
   other: (text: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>,
 ): PostgresClientLike['query'] {
-  return ((text: string, values?: unknown[]) => {
+  return (text: string, values?: unknown[]) => {
     if (text.includes('to_regclass')) return Promise.resolve({ rows: fittingCatalogRows(layout) });
     if (text.startsWith('BEGIN READ ONLY') || text === 'COMMIT') return Promise.resolve({ rows: [] });
     return other(text, values);
-  });
+  };
 }
