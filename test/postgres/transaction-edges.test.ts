@@ -41,12 +41,16 @@ function scripted(other: Answer, verifyMs = 0) {
   let verifying = false;
   // The verify's own release (its connection goes back to the pool) is not the claim's.
   let verifyRelease = false;
+  const table = { fits: true };
   const client = {
     processID: 4242,
+    echo: (x: unknown): unknown => x,
     query: (async (text: string, values?: unknown[]) => {
       if (text.includes('to_regclass')) {
-        await after(verifyMs);
-        return { rows: fittingCatalogRows(eventLayout('events')) };
+        if (verifyMs > 0) await after(verifyMs);
+        const catalog = fittingCatalogRows(eventLayout('events'));
+        // A table that differs: its marker column made jsonb.
+        return { rows: table.fits ? catalog : catalog.map((r) => (r['name'] === 'marker' ? { ...r, type: 'jsonb' } : r)) };
       }
       if (text.startsWith('BEGIN READ ONLY')) {
         verifying = true;
@@ -65,7 +69,7 @@ function scripted(other: Answer, verifyMs = 0) {
       else releases.push(err);
     },
   };
-  return { client, sent, releases, texts: () => sent.map((s) => s.text.split(/\s/)[0]) };
+  return { client, sent, releases, table, texts: () => sent.map((s) => s.text.split(/\s/)[0]) };
 }
 
 /** The answers of a claim that inserts its mark, then of what follows. */
@@ -105,6 +109,7 @@ describe('the transactional claim on a scripted pool', () => {
     expect(lock).toBeGreaterThanOrEqual(30_000);
     expect(begin).toContain('SET LOCAL idle_in_transaction_session_timeout = 1501;');
     expect(begin).toContain('LOCK TABLE "events" IN ROW EXCLUSIVE MODE');
+    expect(s.sent[1]!.values).toEqual(['evt-1']);
     if (tx.result === 'claimed') await tx.commit();
     expect(s.releases).toEqual([undefined]);
   });
@@ -127,6 +132,30 @@ describe('the transactional claim on a scripted pool', () => {
       expect(s.sent[2]!.values).toEqual(['evt-3']);
       expect(s.releases).toEqual([undefined]);
     }
+  });
+
+  it('a mark gone between the insert and the read (a plain claim released meanwhile) is in_progress', async () => {
+    const s = scripted(() => rows());
+    expect(await storeOf(s.client).claimInTransaction('evt-22', { ttlMs: 1000, waitMs: 5000 })).toEqual({ result: 'in_progress' });
+    expect(s.texts()).toEqual(['BEGIN;', 'INSERT', 'SELECT', 'ROLLBACK']);
+  });
+
+  it('a COMMIT answered ROLLBACK (a failed statement aborted the transaction) is refused as 25P02, the client back in the pool', async () => {
+    const s = scripted(claiming((text) => (text === 'COMMIT' ? rows([], 'ROLLBACK') : rows())));
+    const tx = await storeOf(s.client).claimInTransaction('evt-23', { ttlMs: 1000, waitMs: 5000 });
+    if (tx.result !== 'claimed') throw new Error(`expected a claim, got ${tx.result}`);
+    const err = await fails(tx.commit());
+    expect(err).toMatchObject({ kind: 'misconfigured', code: '25P02', operation: 'commit an event' });
+    expect(err.message).toContain('the transaction was aborted by a failed statement of onEvent, and rolled back (SQLSTATE 25P02)');
+    expect(s.releases).toEqual([undefined]);
+  });
+
+  it('a commit asked with a signal already aborted sends nothing', async () => {
+    const s = scripted(claiming());
+    const tx = await storeOf(s.client).claimInTransaction('evt-24', { ttlMs: 1000, waitMs: 5000 });
+    if (tx.result !== 'claimed') throw new Error(`expected a claim, got ${tx.result}`);
+    expect(await fails(tx.commit({ signal: AbortSignal.abort(new Error('answered')) }))).toMatchObject({ operation: 'commit an event' });
+    expect(s.texts()).toEqual(['BEGIN;', 'INSERT']);
   });
 
   it("the insert's lock wait running out is another delivery in flight: in_progress, rolled back, and an outage before it ends (info)", async () => {
@@ -348,8 +377,11 @@ describe('the transactional claim on a scripted pool', () => {
     expect(() => t.release()).toThrow("The transaction of event evt-16 is the webhook receiver's to end: do not release it.");
     await expect(t.query('COMMIT')).rejects.toThrow(/^COMMIT refused on the transaction of event evt-16: the webhook receiver commits it/);
     await t.query('SELECT 1');
+    // The client's other methods are its own: no statement is read in their arguments.
+    expect(t.echo('COMMIT')).toBe('COMMIT');
     await tx.commit();
     await expect(t.query('SELECT 1')).rejects.toThrow('The transaction of event evt-16 has ended: this query would run outside it.');
+    expect(t.echo('SELECT 1')).toBe('SELECT 1');
     expect(s.texts()).toEqual(['BEGIN;', 'INSERT', 'SELECT', 'COMMIT']);
   });
 });
@@ -369,6 +401,65 @@ describe('the transactional claim on a frozen monotonic clock', () => {
       storeOf(frozen.client, { statementTimeoutMs: 150 }).claimInTransaction('evt-18', { ttlMs: 1000, waitMs: 100.5 }),
     );
     expect(err.message).toContain('no answer within 251 ms');
+  });
+});
+
+describe('the transactional claim on a controllable clock', () => {
+  afterEach(() => void vi.useRealTimers());
+
+  it('leaves no timer behind once a claim without a signal is committed or rolled back (a process can exit)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const s = scripted(claiming((text) => (text === 'COMMIT' ? rows([], 'COMMIT') : rows())));
+    const store = storeOf(s.client);
+    const committed = await store.claimInTransaction('evt-25', { ttlMs: 1000, waitMs: 5000 });
+    expect(vi.getTimerCount()).toBe(0);
+    if (committed.result === 'claimed') await committed.commit();
+    expect(vi.getTimerCount()).toBe(0);
+    const rolledBack = await store.claimInTransaction('evt-26', { ttlMs: 1000, waitMs: 5000 });
+    if (rolledBack.result === 'claimed') await rolledBack.rollback();
+    expect(vi.getTimerCount()).toBe(0);
+    expect(s.texts()).toEqual(['BEGIN;', 'INSERT', 'COMMIT', 'BEGIN;', 'INSERT', 'ROLLBACK']);
+  });
+});
+
+describe('the schema verdict on a scripted pool', () => {
+  it("a table that differs is logged to the store's logger, naming the store, and refused under each operation's name, unsent", async () => {
+    const { seen, logger } = lines();
+    const s = scripted(() => rows());
+    s.table.fits = false;
+    const store = storeOf(s.client, { logger });
+    expect(await fails(store.claimInTransaction('d1', { ttlMs: 1000, waitMs: 5000 }))).toMatchObject({
+      kind: 'misconfigured',
+      executed: false,
+      operation: 'claim an event',
+    });
+    expect(await fails(store.claim('d1', 1000))).toMatchObject({ kind: 'misconfigured', operation: 'claim an event' });
+    expect(await fails(store.complete('d1'))).toMatchObject({ kind: 'misconfigured', operation: 'complete an event' });
+    expect(await fails(store.prune())).toMatchObject({ kind: 'misconfigured', operation: 'prune events' });
+    expect(s.sent).toEqual([]);
+    expect(seen).toEqual([['error', expect.stringMatching(/^merchant-stablecoin\/postgres: the webhook event store: .*marker/)]]);
+  });
+
+  it('a table found changed by verifySchema() after a claim: its release is refused, unsent, under its name', async () => {
+    const s = scripted((text) => (text.startsWith('WITH taken') ? rows([{ result: 'claimed' }]) : rows()));
+    const store = storeOf(s.client);
+    expect(await store.claim('d2', 1000)).toBe('claimed');
+    s.table.fits = false;
+    await fails(store.verifySchema());
+    expect(await fails(store.release('d2'))).toMatchObject({ kind: 'misconfigured', executed: false, operation: 'release an event' });
+    expect(s.texts()).toEqual(['WITH']);
+  });
+
+  it('each plain statement PostgreSQL refuses names its operation', async () => {
+    const s = scripted(() => Promise.reject(Object.assign(new Error('permission denied for table events'), { code: '42501' })));
+    const store = storeOf(s.client);
+    for (const [call, operation] of [
+      [() => store.claim('d3', 1000), 'claim an event'],
+      [() => store.complete('d3'), 'complete an event'],
+      [() => store.prune(), 'prune events'],
+    ] as const)
+      expect(await fails(call())).toMatchObject({ kind: 'misconfigured', code: '42501', operation });
+    expect(s.texts()).toEqual(['WITH', 'INSERT', 'WITH']);
   });
 });
 
