@@ -41,7 +41,7 @@ async function claimOn<C extends PostgresClientLike>(
   eventId: string,
   at: { lockMs: number; ttlMs: number; signal: AbortSignal },
 ): Promise<TransactionalClaim<C>> {
-  let step: 'begin' | 'insert' = 'begin';
+  let inserting = false;
   try {
     // Numbers and the checked table name only in this text (no parameter is allowed with several
     // statements): one round trip. lock_timeout bounds the lock waits; the idle timeout ends a
@@ -53,7 +53,7 @@ async function claimOn<C extends PostgresClientLike>(
         `BEGIN; SET LOCAL lock_timeout = ${at.lockMs}; SET LOCAL idle_in_transaction_session_timeout = ${at.ttlMs}; LOCK TABLE ${db.table} IN ROW EXCLUSIVE MODE`,
       ),
     );
-    step = 'insert';
+    inserting = true;
     const { rows } = await within(at.signal, () =>
       client.query(
         `INSERT INTO ${db.table} AS e (event_id, state, completed_at) VALUES ($1, 'completed', clock_timestamp())
@@ -72,7 +72,7 @@ async function claimOn<C extends PostgresClientLike>(
   } catch (err) {
     const locked = (err as { code?: unknown }).code === LOCK_NOT_AVAILABLE;
     // The insert waited on the event's row: another delivery of it holds it, uncommitted.
-    if (locked && step === 'insert') {
+    if (locked && inserting) {
       db.answered();
       await rollback(db, client, at.signal);
       return { result: 'in_progress' };
