@@ -8,7 +8,7 @@ import type { PostgresClientLike } from '../../../src/postgres/index.js';
 import type { TableLayout } from '../../../src/postgres/schema.js';
 
 /** The catalog rows of a table that fits `layout`. */
-function fittingCatalogRows(layout: TableLayout): Record<string, unknown>[] {
+export function fittingCatalogRows(layout: TableLayout): Record<string, unknown>[] {
   return [
     { kind: 'table' },
     ...layout.columns.map((c) => ({ kind: 'column', name: c.name, type: c.type, not_null: c.notNull, has_default: false })),
