@@ -88,7 +88,7 @@ function plainClaim(s: Settings, event: WebhookEvent): HeldClaim {
     async complete(late, answer) {
       try {
         const done = Promise.resolve(s.store.complete(event.event_id));
-        await (answer === undefined ? done : beforeAnswer(answer, done, () => undefined));
+        await (answer === undefined ? done : beforeAnswer(answer, done));
         log(s.logger, late ? 'warn' : 'debug', late ? `webhooks: ${LATE_DONE}` : 'webhooks: event processed', fields);
       } catch (err) {
         // The work is done; acknowledging is still right. A redelivery may be processed again.
@@ -100,7 +100,7 @@ function plainClaim(s: Settings, event: WebhookEvent): HeldClaim {
       logRelease(s, event, error, late);
       try {
         const done = Promise.resolve(s.store.release(event.event_id));
-        await (answer === undefined ? done : beforeAnswer(answer, done, () => undefined));
+        await (answer === undefined ? done : beforeAnswer(answer, done));
       } catch (err) {
         log(s.logger, 'error', `webhooks: could not release the claim (it frees when its lease expires): ${errorText(err)}`, fields);
       }
@@ -124,7 +124,7 @@ function transactionClaim(
     async complete(late, answer) {
       try {
         // Before the answer: no longer than the delivery's time (an unanswered COMMIT is a 503).
-        await (answer === undefined ? tx.commit() : beforeAnswer(answer, tx.commit({ signal: answer }), () => undefined));
+        await (answer === undefined ? tx.commit() : beforeAnswer(answer, tx.commit({ signal: answer })));
       } catch (err) {
         log(
           s.logger,
@@ -140,7 +140,7 @@ function transactionClaim(
     async release(error, late, answer) {
       logRelease(s, event, error, late);
       const done = answer === undefined ? tx.rollback() : tx.rollback({ signal: answer });
-      await (answer === undefined ? done : beforeAnswer(answer, done, () => undefined).catch(() => undefined));
+      await (answer === undefined ? done : beforeAnswer(answer, done).catch(() => undefined));
     },
   };
 }

@@ -49,21 +49,19 @@ export function answerTimer(s: Settings, startedAt: number): { signal: AbortSign
  * `work`, or a rejection once `signal` aborts first (the delivery must be answered); `late`
  * receives what `work` gives after that (a claim to give back).
  */
-export function beforeAnswer<R>(signal: AbortSignal, work: Promise<R>, late: (value: R) => unknown): Promise<R> {
+export function beforeAnswer<R>(signal: AbortSignal, work: Promise<R>, late?: (value: R) => unknown): Promise<R> {
   let answered = false;
+  // A rejection of `work` is the caller's (the race below); a late value is `late`'s, if any.
   void work
-    .then(
-      async (value) => {
-        if (answered) await late(value);
-      },
-      () => undefined,
-    )
+    .then(async (value) => {
+      if (answered && late !== undefined) await late(value);
+    })
     .catch(() => undefined);
   if (signal.aborted) {
     answered = true;
     return Promise.reject(signal.reason as Error);
   }
-  let onAbort = (): void => undefined;
+  let onAbort: (() => void) | undefined;
   const expiry = new Promise<never>((_, reject) => {
     onAbort = () => {
       answered = true;
@@ -71,5 +69,5 @@ export function beforeAnswer<R>(signal: AbortSignal, work: Promise<R>, late: (va
     };
     signal.addEventListener('abort', onAbort, { once: true });
   });
-  return Promise.race([work, expiry]).finally(() => signal.removeEventListener('abort', onAbort));
+  return Promise.race([work, expiry]).finally(() => signal.removeEventListener('abort', onAbort!));
 }
