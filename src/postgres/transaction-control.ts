@@ -50,9 +50,10 @@ class Scanner {
   }
 
   track(word: string): void {
-    if (this.current[0]?.text !== 'create') return;
-    const previous = this.current[this.current.length - 2];
-    if (word === 'atomic' && previous?.text === 'begin') this.atomic++;
+    // Called after a push: the statement has its first token.
+    if (this.current[0]!.text !== 'create') return;
+    // The keyword BEGIN, not a "begin" identifier that an alias `atomic` follows.
+    if (word === 'atomic' && isWord(this.current[this.current.length - 2], 'begin')) this.atomic++;
     else if (word === 'case' && this.atomic > 0) this.atomic++;
     else if (word === 'end' && this.atomic > 0) this.atomic--;
   }
@@ -105,7 +106,7 @@ function step(s: Scanner): void {
     const next = pastQuoted(text, s.i, c, c === "'" && s.backslashes);
     s.push({ kind: c === "'" ? 'string' : 'quoted', text: text.slice(s.i + 1, next - 1).toLowerCase() });
     s.i = next;
-  } else if (c === '$' && dollarQuoted(s)) return;
+  } else if (dollarQuoted(s)) return;
   else if (WORD_START.test(c) || /[0-9]/.test(c)) word(s);
   else {
     s.push({ kind: 'symbol', text: c });
@@ -113,7 +114,7 @@ function step(s: Scanner): void {
   }
 }
 
-/** A dollar-quoted body (`$$...$$`, `$tag$...$tag$`) at the position: one literal, whatever it holds. */
+/** A dollar-quoted body (`$$...$$`, `$tag$...$tag$`) at the position (the tag starts with `$`): one literal, whatever it holds. */
 function dollarQuoted(s: Scanner): boolean {
   const { text } = s;
   DOLLAR_TAG.lastIndex = s.i;
@@ -121,8 +122,8 @@ function dollarQuoted(s: Scanner): boolean {
   if (tag === undefined) return false;
   const close = text.indexOf(tag, s.i + tag.length);
   const end = close < 0 ? text.length : close;
-  s.push({ kind: 'string', text: text.slice(s.i + tag.length, end) });
-  s.i = close < 0 ? end : end + tag.length;
+  s.push({ kind: 'string', text: text.slice(s.i + tag.length, end).toLowerCase() });
+  s.i = end + tag.length; // past the text's end when the body is unterminated: the scan stops
   return true;
 }
 
@@ -152,15 +153,20 @@ function statementsOf(text: string, backslashes: boolean): Token[][] {
   return s.statements;
 }
 
-const isWord = (t: Token | undefined, ...words: string[]): boolean => t?.kind === 'word' && words.includes(t.text);
+/** Whether `t` is one of `words`, as a keyword (not quoted, not a literal). */
+function isWord(t: Token | undefined, ...words: string[]): boolean {
+  return t?.kind === 'word' && words.includes(t.text);
+}
 
 /** `SET [SESSION | LOCAL] TRANSACTION ...`, `... CHARACTERISTICS ...`, `SET transaction_isolation ...`, `RESET transaction_...`. */
 function setsTransaction(tokens: Token[]): string | undefined {
   const verb = tokens[0]!.text;
-  const name = isWord(tokens[1], 'session', 'local') && verb === 'set' ? tokens[2] : tokens[1];
+  // RESET takes no SESSION/LOCAL (its only `RESET SESSION` is SESSION AUTHORIZATION, allowed either way).
+  const name = isWord(tokens[1], 'session', 'local') ? tokens[2] : tokens[1];
   if (name === undefined) return undefined;
-  if (verb === 'set' && isWord(name, 'transaction')) return 'SET TRANSACTION';
-  if (verb === 'set' && isWord(name, 'characteristics')) return 'SET SESSION CHARACTERISTICS';
+  // `RESET TRANSACTION ISOLATION LEVEL` is PostgreSQL's too.
+  if (isWord(name, 'transaction')) return `${verb.toUpperCase()} TRANSACTION`;
+  if (isWord(name, 'characteristics')) return 'SET SESSION CHARACTERISTICS';
   return SETTING.test(name.text) ? `${verb.toUpperCase()} ${name.text}` : undefined;
 }
 
@@ -228,8 +234,8 @@ export function transactionControlIn(text: string): string | undefined {
  */
 export function queryTextOf(config: unknown): string | undefined {
   if (typeof config === 'string') return config;
-  if (typeof config !== 'object' || config === null) return undefined;
-  const { text, cursor } = config as { text?: unknown; cursor?: { text?: unknown } };
+  // Anything else is read as an object (a number has no `text`).
+  const { text, cursor } = (config ?? {}) as { text?: unknown; cursor?: { text?: unknown } };
   if (typeof text === 'string') return text;
   return typeof cursor?.text === 'string' ? cursor.text : undefined;
 }

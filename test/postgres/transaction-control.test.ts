@@ -62,6 +62,22 @@ const REFUSED: Array<[string, string]> = [
   // With standard_conforming_strings on (the default), a backslash does not escape: the literal ends.
   ["SELECT '\\'; COMMIT; --'", 'COMMIT'],
   ['SELECT case_id, end_at FROM t; COMMIT', 'COMMIT'],
+  // An empty comment ends at once; `\\` in an E'' literal is one backslash, the quote after it ends it.
+  ['/**/ COMMIT', 'COMMIT'],
+  [String.raw`SELECT E'\\'; COMMIT`, 'COMMIT'],
+  // A literal runs past its `''` (named as written); a dollar-quoted body is a literal too (setting names ignore case).
+  ["SELECT set_config('transaction_''x', 'on', true)", "set_config('transaction_''x')"],
+  ["SELECT set_config($$transaction_isolation$$, 'serializable', true)", "set_config('transaction_isolation')"],
+  ["SELECT set_config($t$Transaction_Read_Only$t$, 'on', true)", "set_config('transaction_read_only')"],
+  // Only the keywords BEGIN ATOMIC open a body, and only END (a keyword, not a literal) closes it.
+  ['CREATE TABLE t (begin int, atomic int); COMMIT', 'COMMIT'],
+  ['CREATE VIEW v AS SELECT "begin" atomic FROM t; COMMIT', 'COMMIT'],
+  ["CREATE FUNCTION f() RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT 'end'; SELECT 'case'; END; COMMIT", 'COMMIT'],
+  ['CREATE FUNCTION f(x int DEFAULT CASE WHEN true THEN 1 END) RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT x; END; COMMIT', 'COMMIT'],
+  // `e` alone is a column; only `E'` / `e'` opens an escape literal (N'' has no escapes).
+  ['SELECT e, x FROM t; COMMIT', 'COMMIT'],
+  [String.raw`SELECT N'\'; COMMIT; --'`, 'COMMIT'],
+  ['RESET TRANSACTION ISOLATION LEVEL', 'RESET TRANSACTION'],
 ];
 
 const ALLOWED: string[] = [
@@ -119,6 +135,18 @@ const ALLOWED: string[] = [
   "SET search_path = 'transaction_x'",
   'CREATE FUNCTION h() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT CASE WHEN true THEN 1 END; COMMIT; END',
   '/* unterminated; COMMIT',
+  // A quoted identifier never escapes with a backslash, whatever standard_conforming_strings says.
+  String.raw`SELECT "a\" FROM t WHERE x = '"; COMMIT; --'`,
+  // A quoted identifier is a column, not a setting's name.
+  `SELECT set_config("transaction_isolation", 'serializable', true)`,
+  String.raw`INSERT INTO notes (body) VALUES (e'\'; COMMIT; --')`,
+  // Incomplete: the server's own syntax error, never a throw here.
+  'SET',
+  'RESET',
+  'SET SESSION',
+  // A prepared statement of that name is not the transaction's: PREPARE TRANSACTION is.
+  'PREPARE transaction_total (int) AS SELECT $1',
+  'PREPARE characteristics AS SELECT 1',
 ];
 
 // Plain test names (the row's number): a statement's quotes, dollars and backslashes in a test's
