@@ -172,8 +172,9 @@ describe('case 2: a list that makes no progress raises a typed error naming the 
       endpoint: 'GET /v1/merchant/conversion-pairs',
     });
     expect(performance.now() - started).toBeGreaterThan(300);
-    // At 50 ms a page, more than 300 ms is at least 6 pages; well before the 40 the server allows.
-    expect(server.calls().length).toBeGreaterThanOrEqual(6);
+    // Time, not a count, ends it: more than one page (at least 50 ms each, so at most 6 in 300 ms
+    // on an idle machine, fewer on a loaded one), and well before the 40 the server allows.
+    expect(server.calls().length).toBeGreaterThanOrEqual(2);
     expect(server.calls().length).toBeLessThan(40);
   });
 
