@@ -301,7 +301,7 @@ describe('the transactional claim on a scripted pool', () => {
     expect(await fails(pending)).toMatchObject({ kind: 'unreachable', executed: false, operation: 'claim an event' });
     expect(s.releases).toEqual([]);
     hand(s.client);
-    await after(10);
+    await until(() => s.releases.length === 1);
     expect(s.releases).toEqual([undefined]);
     expect(s.sent).toEqual([]);
   });

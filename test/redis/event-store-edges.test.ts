@@ -6,7 +6,7 @@
  * real-server behaviour is in test/fleet/stores.test.ts and test/fleet/redis-faults.test.ts.
  */
 import { inspect } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError } from '../../src/core/errors/errors.js';
 import type { LogFields } from '../../src/index.js';
 import { RedisEventStore, RedisStoreError, type RedisClientLike } from '../../src/redis/index.js';
@@ -33,7 +33,12 @@ function scripted(answers: Record<string, Answer> = {}): RedisClientLike & { cal
 }
 
 const claims = (client: { calls: Array<Array<string | number>> }): number => client.calls.filter((c) => c[0] === 'EVALSHA').length;
-const after = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Moves the monotonic clock the stores read `ms` ahead (restored after each test). */
+const stepClock = (ms: number): void => {
+  const now = performance.now();
+  vi.spyOn(performance, 'now').mockImplementation(() => now + ms);
+};
+afterEach(() => void vi.restoreAllMocks());
 
 describe('RedisEventStore at the edges (scripted client)', () => {
   it('construction: a missing options object is named as the missing client; each refusal says why', () => {
@@ -118,7 +123,7 @@ describe('RedisEventStore at the edges (scripted client)', () => {
       redis.down = true;
       expect(await store.claim('evt_2', 60_000)).toBe('claimed');
       redis.down = false;
-      await after(5); // past retryAfterMs (1 ms): Redis is asked again
+      stepClock(1_000); // past retryAfterMs (1 ms): Redis is asked again
       const sent = redis.calls.length;
       await store.release('evt_2');
       expect(redis.calls.length).toBe(sent);
@@ -138,7 +143,7 @@ describe('RedisEventStore at the edges (scripted client)', () => {
       const store = optIn(redis, { retentionMs: 1 });
       expect(await store.claim('evt_1', 60_000)).toBe('claimed');
       await store.complete('evt_1').catch(() => undefined);
-      await after(10);
+      stepClock(1_000);
       // Past its 1 ms retention the local mark is gone; Redis is still down, so it is claimed again locally.
       expect(await store.claim('evt_1', 60_000)).toBe('claimed');
     });

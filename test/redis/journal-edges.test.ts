@@ -7,9 +7,11 @@
  * The real-server behaviour is in test/journal/redis-journal.test.ts.
  */
 import { EventEmitter } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { JournalIntent, LogFields } from '../../src/index.js';
 import { RedisJournal, RedisStoreError } from '../../src/redis/index.js';
+
+afterEach(() => void vi.restoreAllMocks());
 
 type Answer = (args: Array<string | number>) => unknown;
 
@@ -218,7 +220,9 @@ describe('RedisJournal at the edges (scripted client)', () => {
     redis.become('close');
     expect((await refused).error).toMatchObject({ executed: false });
     // Once ready: recorded and settled, each on the wire.
-    await new Promise((resolve) => setTimeout(resolve, 5)); // past retryAfterMs (1 ms)
+    // Past retryAfterMs (1 ms) on the monotonic clock the store reads.
+    const now = performance.now();
+    vi.spyOn(performance, 'now').mockImplementation(() => now + 1_000);
     redis.become('ready');
     await tick();
     await journal.record(intent('k1'));

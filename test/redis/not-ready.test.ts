@@ -6,9 +6,11 @@
  */
 import { EventEmitter } from 'node:events';
 import { inspect } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RedisEventStore, RedisJournal, RedisStoreError, RedisTokenStore, type RedisClientLike } from '../../src/redis/index.js';
 import type { JournalIntent } from '../../src/index.js';
+
+afterEach(() => void vi.restoreAllMocks());
 
 /** A client whose status the test moves; every command answers `1` (an EVALSHA of the claim: `claimed`). */
 class FakeClient extends EventEmitter implements RedisClientLike {
@@ -178,8 +180,9 @@ describe('a command waits for the client to be ready, and is never handed over b
     const { error } = await settled(store.claim('evt_1', 60_000));
     expect(error).toMatchObject({ kind: 'unreachable', executed: false, command: 'EVALSHA' });
     redis.become('ready');
-    // Past retryAfterMs (1 ms), so that the next claim asks Redis again.
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Past retryAfterMs (1 ms) on the monotonic clock the store reads, so that the next claim asks Redis again.
+    const now = performance.now();
+    vi.spyOn(performance, 'now').mockImplementation(() => now + 1_000);
     expect(redis.calls).toEqual([]);
     expect(await store.claim('evt_1', 60_000)).toBe('claimed');
   });
