@@ -1,0 +1,23 @@
+/**
+ * Payouts that always end: the spec's two-phase withdrawal (debit, the merchant's own on-chain
+ * payment, confirm or fail) carried through any crash in the merchant's own store, and a
+ * reconciliation of the store against the members' `withdrawing` buckets.
+ *
+ * @packageDocumentation
+ */
+export {
+  PAYOUT_STATES,
+  FINAL_PAYOUT_STATES,
+  OPEN_PAYOUT_STATES,
+  isFinalPayoutState,
+  type PayoutState,
+  type PayoutRecord,
+  type PayoutAttention,
+  type PayoutAttentionReason,
+  type PayoutHandOut,
+  type PayoutSettleStep,
+  type PayoutOutcome,
+} from './record.js';
+export type { PayoutStore, PayoutListQuery, PayoutPage, PayoutCursor } from './store.js';
+export { MemoryPayoutStore, type MemoryPayoutStoreOptions } from './memory-store.js';
+export { payoutExposure, type PayoutExposure } from './exposure.js';
