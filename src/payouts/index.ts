@@ -21,3 +21,8 @@ export {
 export type { PayoutStore, PayoutListQuery, PayoutPage, PayoutCursor } from './store.js';
 export { MemoryPayoutStore, type MemoryPayoutStoreOptions } from './memory-store.js';
 export { payoutExposure, type PayoutExposure } from './exposure.js';
+export { PayoutWorkflow, type PayoutRequest, type PayoutRunOptions } from './workflow.js';
+export type { PayoutPassSummary } from './pass.js';
+export type { PayoutDecision } from './decisions.js';
+export type { PayoutWorkflowOptions, PaymentReport, PayContext, PayoutStateChange } from './options.js';
+export { PayoutWorkflowError, type PayoutRefusal } from './errors.js';

@@ -19,15 +19,7 @@
  * - `rejected`: the debit was definitely refused; no money moved.
  */
 export type PayoutState =
-  | 'debit_pending'
-  | 'debited'
-  | 'paying'
-  | 'paid'
-  | 'unpaid'
-  | 'needs_attention'
-  | 'confirmed'
-  | 'failed'
-  | 'rejected';
+  'debit_pending' | 'debited' | 'paying' | 'paid' | 'unpaid' | 'needs_attention' | 'confirmed' | 'failed' | 'rejected';
 
 /** Every {@link PayoutState}, open ones first, in the order of the flow. */
 export const PAYOUT_STATES: readonly PayoutState[] = Object.freeze([
@@ -46,9 +38,7 @@ export const PAYOUT_STATES: readonly PayoutState[] = Object.freeze([
 export const FINAL_PAYOUT_STATES: readonly PayoutState[] = Object.freeze(['confirmed', 'failed', 'rejected']);
 
 /** The states a worker still moves on (every state but the final ones). */
-export const OPEN_PAYOUT_STATES: readonly PayoutState[] = Object.freeze(
-  PAYOUT_STATES.filter((s) => !FINAL_PAYOUT_STATES.includes(s)),
-);
+export const OPEN_PAYOUT_STATES: readonly PayoutState[] = Object.freeze(PAYOUT_STATES.filter((s) => !FINAL_PAYOUT_STATES.includes(s)));
 
 /** Whether `state` is final (`confirmed`, `failed`, `rejected`). */
 export function isFinalPayoutState(state: PayoutState): boolean {

@@ -15,7 +15,11 @@ export interface StoreUnderTest {
   readonly twin?: PayoutStore;
 }
 
-async function everything(store: PayoutStore, limit: number, query: Partial<Parameters<PayoutStore['list']>[0]> = {}): Promise<PayoutRecord[]> {
+async function everything(
+  store: PayoutStore,
+  limit: number,
+  query: Partial<Parameters<PayoutStore['list']>[0]> = {},
+): Promise<PayoutRecord[]> {
   const out: PayoutRecord[] = [];
   let after: PayoutCursor | undefined;
   for (let pages = 0; pages < 1000; pages++) {
@@ -100,7 +104,7 @@ export function describePayoutStoreContract(name: string, make: () => Promise<St
       }
       expect((await everything(store, 1, { states: ['debited', 'paid'] })).map((r) => r.reference)).toEqual(['a', 'b', 'd']);
       expect((await everything(store, 2, { createdFrom: 100, createdBefore: 300 })).map((r) => r.reference)).toEqual(['c', 'a', 'b']);
-      expect((await everything(store, 2, { states: ['rejected'] }))).toEqual([]);
+      expect(await everything(store, 2, { states: ['rejected'] })).toEqual([]);
       const page = await store.list({ limit: 2 });
       expect(page.records.map((r) => r.reference)).toEqual(['e', 'c']);
       expect(page.next).toEqual({ createdAt: 100, reference: 'c' });
