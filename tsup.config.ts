@@ -13,6 +13,7 @@ const ENTRIES = {
   testing: 'src/testing/index.ts',
   'testing-msw': 'src/testing/msw.ts',
   webhooks: 'src/webhooks/index.ts',
+  payouts: 'src/payouts/index.ts',
   redis: 'src/redis/index.ts',
   postgres: 'src/postgres/index.ts',
 };

@@ -22,6 +22,7 @@ const ENTRIES = [
   { dts: 'dist/testing.d.ts', report: 'testing' },
   { dts: 'dist/testing-msw.d.ts', report: 'testing-msw' },
   { dts: 'dist/webhooks.d.ts', report: 'webhooks' },
+  { dts: 'dist/payouts.d.ts', report: 'payouts' },
   { dts: 'dist/redis.d.ts', report: 'redis' },
   { dts: 'dist/postgres.d.ts', report: 'postgres' },
 ] as const;

@@ -8,7 +8,7 @@ import { IDEMPOTENCY_WINDOW_MS } from './options.js';
 import type { PayoutRecord } from './record.js';
 
 /** Whether the debit's key may still be sent: its window, less the margin, has not run out. */
-export function debitWindowOpen(ctx: PayoutContext, r: PayoutRecord): boolean {
+function debitWindowOpen(ctx: PayoutContext, r: PayoutRecord): boolean {
   return ctx.wallNow() < r.createdAt + IDEMPOTENCY_WINDOW_MS - ctx.settings.windowMarginMs;
 }
 

@@ -64,7 +64,7 @@ export async function applyReport(ctx: PayoutContext, reference: string, report:
 }
 
 /** A payment whose outcome is unknown: the lookup hook may settle it, else a person decides. */
-export async function paymentUnknown(ctx: PayoutContext, r: PayoutRecord, detail: string): Promise<PayoutRecord | undefined> {
+async function paymentUnknown(ctx: PayoutContext, r: PayoutRecord, detail: string): Promise<PayoutRecord | undefined> {
   if (ctx.lookupPayment !== undefined) {
     let found: PaymentReport | undefined;
     try {

@@ -10,7 +10,7 @@ import { PayoutWorkflowError } from './errors.js';
 import { debitKeyFor } from './keys.js';
 import { resolvePayoutOptions, type PayoutWorkflowOptions } from './options.js';
 import { applyReport, handOut, payStep, sweepStep } from './payment.js';
-import { isFinalPayoutState, type PayoutRecord, type PayoutState } from './record.js';
+import { isFinalPayoutState, type PayoutRecord } from './record.js';
 import { runPass, type PayoutPassSummary } from './pass.js';
 import { currentSettleKey, settleAnswered, settleStep } from './settle-step.js';
 import { PayoutTelemetry } from './telemetry.js';
@@ -292,5 +292,3 @@ export class PayoutWorkflow {
 function samePayout(a: PayoutRecord, b: PayoutRecord): boolean {
   return a.member === b.member && a.asset === b.asset && a.amount === b.amount && a.toAddress === b.toAddress;
 }
-
-export type { PayoutState };

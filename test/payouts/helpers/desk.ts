@@ -2,7 +2,7 @@
 import { idempotencyKeyFor } from '../../../src/index.js';
 import { MemoryPayoutStore } from '../../../src/payouts/memory-store.js';
 import type { PaymentReport, PayoutWorkflowOptions } from '../../../src/payouts/options.js';
-import type { PayoutRecord, PayoutState } from '../../../src/payouts/record.js';
+import type { PayoutRecord } from '../../../src/payouts/record.js';
 import { PayoutWorkflow } from '../../../src/payouts/workflow.js';
 import { createSandbox, type Sandbox } from '../../../src/testing/index.js';
 
@@ -76,10 +76,4 @@ export function effects(sandbox: Sandbox, kind: string): { id: string; key: stri
 /** The key of a payout's confirm or fail attempt, computed as any language would. */
 export function settleKey(reference: string, step: 'confirm' | 'fail', attempt: number): string {
   return idempotencyKeyFor(`payout:${step}`, `${attempt}:${reference}`);
-}
-
-/** States of every payout in the store, by reference. */
-export async function states(store: MemoryPayoutStore): Promise<Record<string, PayoutState>> {
-  const page = await store.list({ limit: 1000 });
-  return Object.fromEntries(page.records.map((r) => [r.reference, r.state]));
 }
