@@ -21,3 +21,19 @@ export {
 export type { PayoutStore, PayoutListQuery, PayoutPage, PayoutCursor } from './store.js';
 export { MemoryPayoutStore, type MemoryPayoutStoreOptions } from './memory-store.js';
 export { payoutExposure, type PayoutExposure } from './exposure.js';
+export { reconcilePayouts } from './reconcile.js';
+export { formatReconciliation, reconciliationLines } from './reconcile-report.js';
+export type {
+  ReconcileOptions,
+  PayoutReconciliation,
+  ReconcileDirection,
+  ReconcileFigures,
+  ReconcileCandidate,
+  ReconcileDiscrepancy,
+  ReconcilePayoutSummary,
+  ReconcileMemberNotFound,
+  ReconcileStalePayout,
+  ReconcileReadFailure,
+  ReconcileMemberSource,
+  ReconcileMemberRead,
+} from './reconcile-types.js';
