@@ -290,6 +290,25 @@ describe('reconcilePayouts: members not found, stale payouts, the members read',
     expect(report.notRead).toMatch(/never read/);
   });
 
+  it('lists a read that failed (a 500) as a read failure, not judged, and goes on with the other members', async () => {
+    const d = desk((sb) => sb.client({ logLevel: 'off', maxRetries: 0 }));
+    const a = d.member();
+    const b = d.member();
+    await d.recorded(a, '3');
+    await d.recorded(b, '4');
+    d.sb.faults.inject({ method: 'GET', path: '/v1/balances' }, { kind: 'status', status: 500, when: 'before' });
+
+    const report = await d.run({ concurrency: 1 });
+
+    expect(report.readFailures).toEqual([
+      { member: a, code: 'api_error', status: 500, message: expect.stringMatching(/^ApiError: /) as unknown },
+    ]);
+    expect(report.membersRead.map((r) => r.member)).toEqual([b]);
+    expect(report.discrepancies).toEqual([]);
+    expect(report.clean).toBe(false);
+    expect(formatReconciliation(report).split('\n')).toContain(`READ FAILED ${a}: 500 api_error (${report.readFailures[0]?.message})`);
+  });
+
   it('lists payouts open longer than staleAfterMs in any non-final state, oldest first, and not the ended ones', async () => {
     const d = desk();
     const m = d.member();
