@@ -26,3 +26,19 @@ export type { PayoutPassSummary } from './pass.js';
 export type { PayoutDecision } from './decisions.js';
 export type { PayoutWorkflowOptions, PaymentReport, PayContext, PayoutStateChange } from './options.js';
 export { PayoutWorkflowError, type PayoutRefusal } from './errors.js';
+export { reconcilePayouts } from './reconcile.js';
+export { formatReconciliation, reconciliationLines } from './reconcile-report.js';
+export type {
+  ReconcileOptions,
+  PayoutReconciliation,
+  ReconcileDirection,
+  ReconcileFigures,
+  ReconcileCandidate,
+  ReconcileDiscrepancy,
+  ReconcilePayoutSummary,
+  ReconcileMemberNotFound,
+  ReconcileStalePayout,
+  ReconcileReadFailure,
+  ReconcileMemberSource,
+  ReconcileMemberRead,
+} from './reconcile-types.js';
