@@ -92,7 +92,8 @@ function checkPayout(o: Observed, p: PlannedPayout, mayWait: boolean): PayoutRec
   else expect(r.withdrawalId, `${ref}: the withdrawal id stored`).toBe(id);
   expect(confirms, `${ref}: confirms`).toHaveLength(r.state === 'confirmed' ? 1 : 0);
   expect(fails, `${ref}: fails`).toHaveLength(r.state === 'failed' ? 1 : 0);
-  // Never failed after a payment; confirmed only with the payment recorded.
+  // Never failed after a payment (on the chain, or recorded in the store); confirmed only with the payment recorded.
+  if (history.some((w) => w.chainRef !== null)) expect(fails, `${ref}: fails after a recorded payment`).toHaveLength(0);
   if (payments.length > 0) expect(['confirmed', 'needs_attention'], `${ref}: paid on the chain`).toContain(r.state);
   if (r.state === 'confirmed') expect(r.chainRef, `${ref}: chain reference`).toBe(payments[0]?.chainRef);
   return r;
