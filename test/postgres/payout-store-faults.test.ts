@@ -37,6 +37,16 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgresPayoutStore when PostgreSQL fails 
   const rowsOf = async (): Promise<unknown[]> =>
     (await admin.query(`SELECT reference, version, state, record FROM ${table} ORDER BY reference`)).rows;
 
+  /** Every write of the table counted by a trigger, as its owner: a second write of a version would show. */
+  const countWrites = async (): Promise<void> => {
+    await admin.query(`CREATE TABLE ${table}_writes (n bigserial, reference text, version int, state text)`);
+    await admin.query(`CREATE FUNCTION ${table}_count() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+      BEGIN INSERT INTO ${table}_writes (reference, version, state) VALUES (NEW.reference, NEW.version, NEW.state); RETURN NEW; END $$`);
+    await admin.query(`CREATE TRIGGER ${table}_count AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_count()`);
+  };
+  const writesOf = async (reference: string): Promise<unknown[]> =>
+    (await admin.query(`SELECT version, state FROM ${table}_writes WHERE reference = $1 ORDER BY n`, [reference])).rows;
+
   beforeAll(async () => {
     server = await startPostgres();
     admin = poolOf(server.url, 2);
@@ -124,11 +134,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgresPayoutStore when PostgreSQL fails 
   });
 
   it('a replace whose answer is lost (server frozen past statementTimeoutMs): the re-read says whether it landed, and the write happens once', async () => {
-    // Every write of the row counted by a trigger, as the table's owner: a second write would show.
-    await admin.query(`CREATE TABLE ${table}_writes (reference text, version int)`);
-    await admin.query(`CREATE FUNCTION ${table}_count() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
-      BEGIN INSERT INTO ${table}_writes VALUES (NEW.reference, NEW.version); RETURN NEW; END $$`);
-    await admin.query(`CREATE TRIGGER ${table}_count AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_count()`);
+    await countWrites();
     const name = `lost-${table}`;
     // One connection, named: the frozen statement's session is found in pg_stat_activity.
     const frozenPool = pool(`${server.appUrl}?application_name=${name}`, 1);
@@ -156,7 +162,45 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgresPayoutStore when PostgreSQL fails 
     expect(await store.replace(r2)).toBe(!landed);
     expect(await store.replace({ ...r1, version: 2, state: 'needs_attention' })).toBe(false);
     expect(await store.get('ord-lost')).toEqual(r2);
-    const writes = await admin.query(`SELECT version FROM ${table}_writes WHERE reference = 'ord-lost' ORDER BY version`);
-    expect(writes.rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(await writesOf('ord-lost')).toEqual([
+      { version: 1, state: 'debited' },
+      { version: 2, state: 'paying' },
+    ]);
+  });
+
+  it('a replace past statementTimeoutMs behind a row lock: the re-read still shows the old version, and of it and the next writer only one lands', async () => {
+    await countWrites();
+    const name = `locked-${table}`;
+    const store = new PostgresPayoutStore({ pool: pool(`${server.appUrl}?application_name=${name}`, 1), table, statementTimeoutMs: 2000 });
+    const next = new PostgresPayoutStore({ pool: pool(server.appUrl), table, ...PATIENT });
+    const r1 = payoutRecord({ reference: 'ord-locked', state: 'debited', withdrawalId: 'wdr_k' });
+    await store.create(r1);
+    const locker = await admin.connect();
+    let late: Promise<boolean> | undefined;
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`SELECT 1 FROM ${table} WHERE reference = 'ord-locked' FOR UPDATE`);
+      const err = await failure(store.replace({ ...r1, version: 2, state: 'paying' }));
+      expect(err).toMatchObject({ kind: 'unreachable', executed: undefined, operation: 'replace a payout' });
+      // The lost statement still waits on the lock: the re-read shows the old version...
+      expect(await next.get('ord-locked')).toEqual(r1);
+      // ...and the next writer, going by it, writes over version 1 too (behind the same lock, or
+      // after it: which of the two lands first is not the point, that only one lands is).
+      late = next.replace({ ...r1, version: 2, state: 'needs_attention' });
+    } finally {
+      await locker.query('COMMIT');
+      locker.release();
+    }
+    const nextWon = await late;
+    const sessions = async (): Promise<number> =>
+      Number((await admin.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1`, [name])).rows[0].n);
+    await until(async () => (await sessions()) === 0, 'the timed-out session to end');
+    const stored = await next.get('ord-locked');
+    expect(stored?.version).toBe(2);
+    expect(stored?.state).toBe(nextWon ? 'needs_attention' : 'paying');
+    expect(await writesOf('ord-locked')).toEqual([
+      { version: 1, state: 'debited' },
+      { version: 2, state: stored?.state },
+    ]);
   });
 });

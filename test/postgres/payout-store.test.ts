@@ -66,6 +66,17 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgresPayoutStore (real PostgreSQL)', ()
     };
   });
 
+  it('of many racing creates of one reference on two pools, one stores its record and every other reads that one back', async () => {
+    const table = await fresh();
+    const stores = [app, other].map((pool) => new PostgresPayoutStore({ pool, table, ...PATIENT }));
+    const tries = Array.from({ length: 10 }, (_, i) => stores[i % 2]!.create(payoutRecord({ reference: 'ord-same', amount: `${i + 1}` })));
+    const results = await Promise.all(tries);
+    const winners = results.filter((r) => r.created);
+    expect(winners).toHaveLength(1);
+    for (const r of results) expect(r.record).toEqual(winners[0]!.record);
+    expect(await stores[0]!.get('ord-same')).toEqual(winners[0]!.record);
+  });
+
   it('keeps the record as written JSON text beside the columns it filters on, and grants no DELETE', async () => {
     const table = await fresh();
     const store = new PostgresPayoutStore({ pool: app, table, ...PATIENT });
