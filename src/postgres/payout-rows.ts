@@ -69,7 +69,7 @@ function wholeBound(name: string, value: number): number {
   return Math.min(Number.MAX_SAFE_INTEGER, Math.max(Number.MIN_SAFE_INTEGER, Math.ceil(value)));
 }
 
-/** Rows after the cursor in list order; a cursor between whole ms (never one of ours) holds every row of the next. */
+/** Rows after the cursor in list order; after a cursor at a fraction of a ms (never one of ours), every row of the next whole ms. */
 function afterClause(after: PayoutCursor, param: (value: unknown) => string): string {
   const at = wholeBound('after.createdAt', after.createdAt);
   if (at !== after.createdAt) return `created_at >= ${param(at)}`;
