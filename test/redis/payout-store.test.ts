@@ -16,7 +16,8 @@ import { MemoryPayoutStore } from '../../src/payouts/memory-store.js';
 import type { PayoutRecord, PayoutState } from '../../src/payouts/record.js';
 import type { PayoutCursor, PayoutListQuery, PayoutStore } from '../../src/payouts/store.js';
 import { RedisPayoutStore, RedisStoreError, UnreadablePayoutRecordError } from '../../src/redis/index.js';
-import { REPLACE_PAYOUT } from '../../src/redis/payout-scripts.js';
+import { orderMember } from '../../src/redis/payout-order.js';
+import { CREATE_PAYOUT, REPLACE_PAYOUT } from '../../src/redis/payout-scripts.js';
 import { documentedAcl } from '../fleet/helpers/acl.js';
 import { REDIS_SERVER, startRedisServer, type RedisServer } from '../fleet/helpers/redis-server.js';
 import { startTcpProxy } from '../journal/helpers/tcp-proxy.js';
@@ -207,6 +208,10 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisPayoutStore (real redis-server
     expect(warned.length).toBeGreaterThan(0);
     expect(warned[0]).toContain('"reference":"b"');
     expect(lines.join('\n')).not.toContain('SECRET');
+    // An index entry without its record (a hand edit) is left out the same way.
+    await admin.zadd(`${prefix}:payouts:{all}:state:paid`, 0, orderMember(101.5, 'ghost'));
+    expect((await pages(store, { limit: 1 })).refs).toEqual(['a', 'c']);
+    expect(lines.some((l) => l.includes('"reference":"ghost"') && l.includes('no record'))).toBe(true);
     // Left as it was, for a person: the record, and its place in the lists.
     expect(await admin.hget(records, 'b')).toBe(garbage);
     expect(await admin.dump(`${prefix}:payouts:{all}:state:debited`)).toEqual(before);
@@ -265,7 +270,8 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisPayoutStore when Redis fails (
     beforeAll(async () => {
       server = await startRedisServer();
       admin = connect(server.port);
-      expect(await admin.call('SCRIPT', 'LOAD', REPLACE_PAYOUT.source)).toBe(REPLACE_PAYOUT.sha);
+      // Loaded: the fault armed on a script's EVALSHA then meets the script itself, not a NOSCRIPT.
+      for (const script of [CREATE_PAYOUT, REPLACE_PAYOUT]) expect(await admin.call('SCRIPT', 'LOAD', script.source)).toBe(script.sha);
     });
     afterAll(async () => {
       await server?.stop();
@@ -293,6 +299,28 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisPayoutStore when Redis fails (
         expect(await other.get('ord-lost')).toEqual(r2);
         expect(await other.replace({ ...r2, handOut: { at: 1, leaseUntil: 2, worker: 'other' } })).toBe(false);
         expect((await other.list({ limit: 5 })).records).toEqual([r2]);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('a create resent by ioredis after its reply was lost: answers created (its own write), written once', async () => {
+      const proxy = await startTcpProxy(server.port);
+      try {
+        const store = new RedisPayoutStore({ redis: connect(proxy.port, { maxRetriesPerRequest: null }), prefix: 'lost0', ...PATIENT });
+        const record = payoutRecord({ reference: 'ord-new' });
+        await store.now(); // connected
+        const before = await commandCalls(admin);
+        const lost = proxy.faultOn(CREATE_PAYOUT.sha, 'lose-reply');
+        const answer = store.create(record);
+        await lost;
+        await proxy.heal();
+        expect(await answer).toEqual({ created: true, record });
+        const after = await commandCalls(admin);
+        expect(after['evalsha']! - (before['evalsha'] ?? 0)).toBe(2);
+        expect(after['hset']! - (before['hset'] ?? 0)).toBe(2);
+        // Another create of the reference is told the record exists.
+        expect(await store.create(payoutRecord({ reference: 'ord-new', amount: '99' }))).toEqual({ created: false, record });
       } finally {
         await proxy.close();
       }
