@@ -148,8 +148,9 @@ export class RedisPayoutStore implements PayoutStore {
     const records: PayoutRecord[] = [];
     let last: PayoutCursor | undefined;
     for (let i = 0; i + 1 < pairs.length; i += 2) {
-      last = positionOf(String(pairs[i])) ?? last;
-      const record = this.#listed(last?.reference, pairs[i + 1]);
+      const position = positionOf(String(pairs[i]));
+      last = position ?? last;
+      const record = this.#listed(position?.reference, pairs[i + 1]);
       if (record !== undefined) records.push(record);
     }
     return { records, next: Number(more) === 1 ? last : undefined };

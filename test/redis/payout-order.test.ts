@@ -48,7 +48,18 @@ describe('payout order keys', () => {
     expect(members.map(positionOf)).toEqual(expected);
     // What Redis would do with the bare references: another order.
     expect(['😀', '\uFF61'].sort(byBytes)).toEqual(['\uFF61', '😀']);
-    expect(positionOf('garbage')).toBeUndefined();
+    const member = orderMember(5, 'a');
+    expect(positionOf(member)).toEqual({ createdAt: 5, reference: 'a' });
+    for (const broken of [
+      'garbage',
+      member.slice(0, 16),
+      `${member.slice(0, 16)}?0061!a`,
+      `${member.slice(0, 17)}0061`,
+      `z${member.slice(1)}`,
+    ])
+      expect(positionOf(broken), broken).toBeUndefined();
+    expect(numberOf(`x${orderedNumber(5)}`)).toBeNaN();
+    expect(numberOf(`${orderedNumber(5)}x`)).toBeNaN();
   });
 
   it('bounds a list by the cursor (exclusive) and the creation times (from inclusive, before exclusive)', () => {

@@ -11,7 +11,6 @@ import { inspect } from 'node:util';
 import { Redis, type RedisOptions } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogFields, Logger } from '../../src/core/telemetry/logger.js';
-import { InvalidArgumentError } from '../../src/core/errors/errors.js';
 import { MemoryPayoutStore } from '../../src/payouts/memory-store.js';
 import type { PayoutRecord, PayoutState } from '../../src/payouts/record.js';
 import type { PayoutCursor, PayoutListQuery, PayoutStore } from '../../src/payouts/store.js';
@@ -154,24 +153,44 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisPayoutStore (real redis-server
     expect(now).toBeLessThanOrEqual(after);
   });
 
-  it('rejects a record it cannot index, and a query it cannot read, without writing anything', async () => {
+  it('rejects a record it cannot index, and a query it cannot read, naming the argument, without sending anything', async () => {
     const prefix = nextPrefix();
     const store = new RedisPayoutStore({ redis: asFleetUser(), prefix, ...PATIENT });
-    const bad = [
-      payoutRecord({ reference: 'ord', state: 'nope' as PayoutState }),
-      payoutRecord({ reference: '' }),
-      payoutRecord({ reference: 'lone-\uD800' }),
-      payoutRecord({ reference: 'ord', createdAt: Number.NaN }),
+    const bad: Array<[unknown, string]> = [
+      [null, 'record'],
+      [payoutRecord({ reference: 'ord', state: 'nope' as PayoutState }), 'state'],
+      [payoutRecord({ reference: '' }), 'reference'],
+      [payoutRecord({ reference: 7 as unknown as string }), 'reference'],
+      [payoutRecord({ reference: 'lone-\uD800' }), 'reference'],
+      [payoutRecord({ reference: 'ord', createdAt: Number.NaN }), 'createdAt'],
+      [payoutRecord({ reference: 'ord', createdAt: '5' as unknown as number }), 'createdAt'],
+      [payoutRecord({ reference: 'ord', version: Number.POSITIVE_INFINITY }), 'version'],
+      [payoutRecord({ reference: 'ord', version: '2' as unknown as number }), 'version'],
     ];
-    for (const record of bad) {
-      const create = store.create(record); // rejects, never throws
-      expect(await rejection(create)).toBeInstanceOf(InvalidArgumentError);
-      expect(await rejection(store.replace({ ...record, version: 2 }))).toBeInstanceOf(InvalidArgumentError);
+    const before = await commandCalls(admin);
+    for (const [record, argument] of bad) {
+      const create = store.create(record as PayoutRecord); // rejects, never throws
+      expect(await rejection(create)).toMatchObject({ name: 'InvalidArgumentError', argument });
+      expect(await rejection(store.replace(record as PayoutRecord))).toMatchObject({ name: 'InvalidArgumentError', argument });
     }
-    expect(await rejection(store.list({ limit: Number.NaN }))).toBeInstanceOf(InvalidArgumentError);
-    expect(await rejection(store.list({ limit: 1, createdFrom: Number.POSITIVE_INFINITY }))).toBeInstanceOf(InvalidArgumentError);
-    expect(await admin.keys(`${prefix}:*`)).toEqual([]);
+    expect(await rejection(store.get(5 as unknown as string))).toMatchObject({ name: 'InvalidArgumentError', argument: 'reference' });
+    const queries: Array<[unknown, string]> = [
+      [null, 'query'],
+      [{ limit: Number.NaN }, 'limit'],
+      [{ limit: '5' }, 'limit'],
+      [{ limit: 1, createdFrom: Number.POSITIVE_INFINITY }, 'createdFrom'],
+      [{ limit: 1, createdBefore: '9' }, 'createdBefore'],
+      [{ limit: 1, after: { createdAt: Number.NaN, reference: 'a' } }, 'after'],
+      [{ limit: 1, after: { createdAt: 1, reference: 5 } }, 'after'],
+      [{ limit: 1, after: null }, 'after'],
+    ];
+    for (const [query, argument] of queries)
+      expect(await rejection(store.list(query as PayoutListQuery))).toMatchObject({ name: 'InvalidArgumentError', argument });
+    // No state asked for: nothing to read, and Redis is not asked.
     expect(await store.list({ limit: 5, states: [] })).toEqual({ records: [], next: undefined });
+    const after = await commandCalls(admin);
+    for (const command of ['evalsha', 'eval', 'hget']) expect(after[command] ?? 0, command).toBe(before[command] ?? 0);
+    expect(await admin.keys(`${prefix}:*`)).toEqual([]);
   });
 
   it('under a prefix the ACL user is not granted, rejects with NOPERM as a configuration mistake, having run nothing', async () => {
@@ -208,6 +227,36 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisPayoutStore (real redis-server
     expect(warned.length).toBeGreaterThan(0);
     expect(warned[0]).toContain('"reference":"b"');
     expect(lines.join('\n')).not.toContain('SECRET');
+    // JSON that is not a record of its reference: named, by what is wrong, never by content.
+    const shapes: Array<[string, string]> = [
+      ['[1]', 'it is JSON but not an object'],
+      ['null', 'it is JSON but not an object'],
+      ['"SECRET"', 'it is JSON but not an object'],
+      [JSON.stringify(payoutRecord({ reference: 'other' })), 'its reference differs from the one it is stored under'],
+      [JSON.stringify({ ...payoutRecord({ reference: 'c' }), version: '1' }), 'it has no numeric version or no known state'],
+      [JSON.stringify({ ...payoutRecord({ reference: 'c' }), state: 'SECRET' }), 'it has no numeric version or no known state'],
+    ];
+    const c = (await store.get('c'))!;
+    for (const [json, problem] of shapes) {
+      await admin.hset(records, 'c', json);
+      expect(await rejection(store.get('c'))).toMatchObject({ name: 'UnreadablePayoutRecordError', reference: 'c', problem });
+      expect((await pages(store, { limit: 1 })).refs).toEqual(['a']);
+    }
+    await admin.hset(records, 'c', JSON.stringify(c));
+    // A stored record whose version is not a number: replace stores nothing.
+    await admin.hset(records, 'a', JSON.stringify({ ...(await store.get('a'))!, version: '1' }));
+    expect(await rejection(store.replace(payoutRecord({ reference: 'a', version: 2, createdAt: 100, state: 'paying' })))).toMatchObject({
+      name: 'UnreadablePayoutRecordError',
+      reference: 'a',
+      problem: 'it does not read as JSON with a numeric version',
+    });
+    expect((await store.list({ limit: 5, states: ['paying'] })).records).toEqual([]);
+    await admin.hset(records, 'a', JSON.stringify(payoutRecord({ reference: 'a', createdAt: 100, state: 'debited' })));
+    // An index entry that is not one of this store's, or without its record (hand edits), is left out the same way.
+    await admin.zadd(`${prefix}:payouts:{all}:state:paid`, 0, 'garbage');
+    expect((await pages(store, { limit: 10 })).refs).toEqual(['a', 'c']);
+    expect(lines.some((l) => l.includes('not one of this store'))).toBe(true);
+    await admin.zrem(`${prefix}:payouts:{all}:state:paid`, 'garbage');
     // An index entry without its record (a hand edit) is left out the same way.
     await admin.zadd(`${prefix}:payouts:{all}:state:paid`, 0, orderMember(101.5, 'ghost'));
     expect((await pages(store, { limit: 1 })).refs).toEqual(['a', 'c']);
