@@ -109,6 +109,19 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisPayoutStore (real redis-server
     expect(inspect(store)).toBe(`RedisPayoutStore { prefix: '${prefix}', degraded: false }`);
   });
 
+  it('a replace that changes createdAt moves the record in the order: one entry, at its new place', async () => {
+    const prefix = nextPrefix();
+    const store = new RedisPayoutStore({ redis: asFleetUser(), prefix, ...PATIENT });
+    const r1 = payoutRecord({ reference: 'm', createdAt: 10, state: 'debited' });
+    await store.create(r1);
+    await store.create(payoutRecord({ reference: 'n', createdAt: 20, state: 'debited' }));
+    const r2: PayoutRecord = { ...r1, version: 2, createdAt: 30 };
+    expect(await store.replace(r2)).toBe(true);
+    expect((await pages(store, { limit: 1 })).refs).toEqual(['n', 'm']);
+    expect(await admin.zcard(`${prefix}:payouts:{all}:state:debited`)).toBe(2);
+    expect((await store.list({ limit: 5, createdFrom: 25 })).records).toEqual([r2]);
+  });
+
   it('lists in the contract order (UTF-16 code units) where Redis alone would order by UTF-8 bytes, as the memory store does, over pages', async () => {
     // '\uFF61' < '😀' by code point (UTF-8 bytes), but '😀' (0xD83D 0xDE00) < '\uFF61' by UTF-16 code unit.
     expect(['x\uFF61', 'x😀'].sort()).toEqual(['x😀', 'x\uFF61']);
