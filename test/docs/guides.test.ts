@@ -49,6 +49,7 @@ const ENTRIES: Record<string, string> = {
   'merchant-stablecoin': 'src/index.ts',
   'merchant-stablecoin/testing': 'src/testing/index.ts',
   'merchant-stablecoin/webhooks': 'src/webhooks/index.ts',
+  'merchant-stablecoin/payouts': 'src/payouts/index.ts',
   'merchant-stablecoin/postgres': 'src/postgres/index.ts',
 };
 
