@@ -24,7 +24,7 @@ const round = (x, d = 1) => (Number.isFinite(x) ? Number(x.toFixed(d)) : null);
 const rotate = (arr, k) => arr.map((_, i) => arr[(i + k) % arr.length]);
 const OPEN = ['debit_pending', 'debited', 'paying', 'paid', 'unpaid', 'needs_attention'];
 /** What the bench's redis-server keeps (stores.mjs): said in the row. */
-export const REDIS_PERSISTENCE = 'no persistence (appendonly no, save off: not appendfsync always)';
+export const REDIS_PERSISTENCE = 'no persistence: appendonly no, so not appendfsync always';
 
 let seq = 0;
 const request = () => ({
@@ -47,17 +47,34 @@ function counting(store, counts) {
   };
 }
 
-/** One workflow contender: `fresh(tag)` gives it a new store; `one()` a whole payout; `batch(n)` n at once. */
-function workflowContender(name, payouts, client, newStore, concurrency, log) {
+/**
+ * One workflow contender: `fresh(tag)` starts a round on a new store; `prepare(n)` (untimed) makes
+ * room for n payouts; `one()` makes a whole payout; `batch(n)`, n at once. With `recycleEvery`,
+ * `prepare` moves to a new store once that many payouts were made on the current one (see below).
+ */
+function workflowContender(name, payouts, client, newStore, opts) {
+  const logger = { warn: (m) => opts.log(`payouts(${name}): ${m}`), error: (m) => opts.log(`payouts(${name}): ${m}`) };
   let wf;
-  let store;
-  const logger = { warn: (m) => log(`payouts(${name}): ${m}`), error: (m) => log(`payouts(${name}): ${m}`) };
+  let stores = [];
+  let made = 0;
+  let tag = '';
+  let counts;
+  const use = async (storeTag) => {
+    const store = await newStore(storeTag);
+    stores.push(store);
+    made = 0;
+    const used = counts === undefined ? store : counting(store, counts);
+    wf = new payouts.PayoutWorkflow({ client, store: used, pay, concurrency: opts.concurrency, logger, openTelemetry: false });
+  };
   return {
     name,
-    async fresh(tag, counts) {
-      store = await newStore(tag);
-      const used = counts === undefined ? store : counting(store, counts);
-      wf = new payouts.PayoutWorkflow({ client, store: used, pay, concurrency, logger, openTelemetry: false });
+    async fresh(roundTag, countsOf) {
+      [stores, tag, counts] = [[], roundTag, countsOf];
+      await use(roundTag);
+    },
+    async prepare(n) {
+      if (opts.recycleEvery !== undefined && made + n > opts.recycleEvery) await use(`${tag}_${stores.length}`);
+      made += n;
     },
     async one() {
       if ((await wf.start(request())).state !== 'debited') throw new Error(`${name}: the payout was not debited`);
@@ -70,18 +87,20 @@ function workflowContender(name, payouts, client, newStore, concurrency, log) {
       const pass = await wf.runOnce();
       if (pass.moved !== n || pass.failed !== 0) throw new Error(`${name}: runOnce moved ${pass.moved} of ${n}, failed ${pass.failed}`);
     },
-    /** Every payout of the round confirmed: none open, and as many confirmed as made. */
-    async check(made) {
-      const open = await store.list({ states: OPEN, limit: 1 });
-      if (open.records.length !== 0) throw new Error(`${name}: ${open.records[0].reference} left ${open.records[0].state}`);
+    /** Every payout since `fresh` confirmed: none open, and as many confirmed as made. */
+    async check(expected) {
       let confirmed = 0;
-      let after;
-      do {
-        const page = await store.list({ states: ['confirmed'], limit: 500, after });
-        confirmed += page.records.length;
-        after = page.next;
-      } while (after !== undefined);
-      if (confirmed !== made) throw new Error(`${name}: ${confirmed} payouts confirmed of ${made}`);
+      for (const store of stores) {
+        const open = await store.list({ states: OPEN, limit: 1 });
+        if (open.records.length !== 0) throw new Error(`${name}: ${open.records[0].reference} left ${open.records[0].state}`);
+        let after;
+        do {
+          const page = await store.list({ states: ['confirmed'], limit: 500, after });
+          confirmed += page.records.length;
+          after = page.next;
+        } while (after !== undefined);
+      }
+      if (confirmed !== expected) throw new Error(`${name}: ${confirmed} payouts confirmed of ${expected}`);
     },
   };
 }
@@ -96,6 +115,7 @@ function bareContender(client) {
   return {
     name: 'bare',
     fresh: async () => undefined,
+    prepare: async () => undefined,
     one,
     batch: (n) => Promise.all(Array.from({ length: n }, one)),
     check: async () => undefined,
@@ -122,7 +142,7 @@ async function storeContenders(payouts, client, cfg, log, closers, skipped) {
       () => redisServer.stop(),
     );
     const newStore = async (tag) => new RedisPayoutStore({ redis, prefix: `bench_${tag}`, commandTimeoutMs: 120_000 });
-    out.push(workflowContender('redis', payouts, client, newStore, cfg.concurrency, log));
+    out.push(workflowContender('redis', payouts, client, newStore, { concurrency: cfg.concurrency, log }));
   }
   const { PostgresPayoutStore } = await import(pathToFileURL(join(C.ROOT, 'dist', 'postgres.js')).href);
   const pgServer = PostgresPayoutStore === undefined ? undefined : await startPostgres();
@@ -141,7 +161,7 @@ async function storeContenders(payouts, client, cfg, log, closers, skipped) {
       await store.ensureSchema();
       return store;
     };
-    out.push(workflowContender('postgres', payouts, client, newStore, cfg.concurrency, log));
+    out.push(workflowContender('postgres', payouts, client, newStore, { concurrency: cfg.concurrency, log }));
   }
   return out;
 }
@@ -150,10 +170,14 @@ async function storeContenders(payouts, client, cfg, log, closers, skipped) {
 async function countCalls(c, cfg) {
   const seqCounts = { writes: 0, reads: 0, clock: 0 };
   await c.fresh('count_seq', seqCounts);
-  for (let i = 0; i < cfg.countPayouts; i++) await c.one();
+  for (let i = 0; i < cfg.countPayouts; i++) {
+    await c.prepare(1);
+    await c.one();
+  }
   await c.check(cfg.countPayouts);
   const batchCounts = { writes: 0, reads: 0, clock: 0 };
   await c.fresh('count_batch', batchCounts);
+  await c.prepare(cfg.concurrency);
   await c.batch(cfg.concurrency);
   await c.check(cfg.concurrency);
   const per = (n, k) => round(n / k, 2);
@@ -166,22 +190,32 @@ async function countCalls(c, cfg) {
   };
 }
 
-/** One round of one contender: sequential payouts timed one by one, then batches of `concurrency`. */
+/**
+ * One round of one contender: sequential payouts timed one by one, then batches of `concurrency`
+ * timed one by one (wall and CPU summed), each after its untimed `prepare`.
+ */
 async function measureRound(c, r, cfg, latency, rate, cpu) {
   await c.fresh(`r${r}`);
   for (let i = 0; i < cfg.payoutsPerRound; i++) {
+    await c.prepare(1);
     const t = performance.now();
     await c.one();
     latency.push((performance.now() - t) * 1000);
   }
   const batches = Math.max(1, Math.round(cfg.batchPayoutsPerRound / cfg.concurrency));
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  for (let b = 0; b < batches; b++) await c.batch(cfg.concurrency);
-  const seconds = (performance.now() - t0) / 1000;
-  const used = process.cpuUsage(cpu0);
-  rate.push((batches * cfg.concurrency) / seconds);
-  cpu.push((used.user + used.system) / (batches * cfg.concurrency));
+  let ms = 0;
+  let cpuUs = 0;
+  for (let b = 0; b < batches; b++) {
+    await c.prepare(cfg.concurrency);
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await c.batch(cfg.concurrency);
+    ms += performance.now() - t0;
+    const used = process.cpuUsage(cpu0);
+    cpuUs += used.user + used.system;
+  }
+  rate.push((batches * cfg.concurrency) / (ms / 1000));
+  cpu.push(cpuUs / (batches * cfg.concurrency));
   await c.check(cfg.payoutsPerRound + batches * cfg.concurrency);
 }
 
@@ -198,14 +232,24 @@ export async function payoutCost(sdk, origin, cfg, log = () => undefined) {
   try {
     const contenders = [
       bareContender(client),
-      workflowContender('memory', payouts, client, async () => new payouts.MemoryPayoutStore(), cfg.concurrency, log),
+      // MemoryPayoutStore (a store for tests) lists by parsing every record it holds: a new one every
+      // `concurrency` payouts keeps its list at the size of an indexed store's, which reads the open ones only.
+      workflowContender('memory', payouts, client, async () => new payouts.MemoryPayoutStore(), {
+        concurrency: cfg.concurrency,
+        log,
+        recycleEvery: cfg.concurrency,
+      }),
       ...(await storeContenders(payouts, client, cfg, log, closers, skipped)),
     ];
     const out = { rounds: cfg.rounds, payoutsPerRound: cfg.payoutsPerRound, concurrency: cfg.concurrency };
     const counted = {};
     for (const c of contenders) {
       await c.fresh('warm');
-      for (let i = 0; i < cfg.warmup; i++) await c.one();
+      for (let i = 0; i < cfg.warmup; i++) {
+        await c.prepare(1);
+        await c.one();
+      }
+      await c.prepare(cfg.concurrency);
       await c.batch(cfg.concurrency);
       if (c.name !== 'bare') counted[c.name] = await countCalls(c, cfg);
     }
