@@ -285,11 +285,11 @@ export async function payoutCost(sdk, origin, cfg, log = () => undefined) {
 /** The settings of a full run, or of BENCH_QUICK=1's smoke run. */
 export function payoutConfig(quick) {
   return {
-    rounds: quick ? 3 : 9,
-    payoutsPerRound: quick ? 20 : 150,
-    batchPayoutsPerRound: quick ? 32 : 320,
+    rounds: quick ? 3 : 7,
+    payoutsPerRound: quick ? 20 : 60,
+    batchPayoutsPerRound: quick ? 32 : 160,
     concurrency: 16,
-    warmup: quick ? 10 : 100,
+    warmup: quick ? 10 : 30,
     countPayouts: quick ? 5 : 20,
   };
 }
