@@ -229,6 +229,7 @@ export async function payoutCost(sdk, origin, cfg, log = () => undefined) {
   const client = new sdk.MerchantClient({ baseUrl: origin, ...C.CREDENTIALS, telemetry: { enabled: false } });
   const closers = [];
   const skipped = {};
+  const t0 = performance.now();
   try {
     const contenders = [
       bareContender(client),
@@ -275,6 +276,7 @@ export async function payoutCost(sdk, origin, cfg, log = () => undefined) {
     if (out.redis !== undefined) out.redis.persistence = REDIS_PERSISTENCE;
     if (out.postgres !== undefined) out.postgres.persistence = 'fsync on, synchronous_commit on (initdb as shipped)';
     for (const [name, why] of Object.entries(skipped)) out[name] = { skipped: why };
+    out.durationSeconds = round((performance.now() - t0) / 1000);
     return out;
   } finally {
     await client.close();
@@ -299,14 +301,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const server = fork(join(C.BENCH_DIR, 'server.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { port } = await new Promise((resolve) => server.once('message', resolve));
   try {
-    const t0 = performance.now();
     const result = await payoutCost(
       await C.importSdk(),
       `http://127.0.0.1:${port}`,
       payoutConfig(process.env.BENCH_QUICK === '1'),
       console.error,
     );
-    console.error(`payouts: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     console.log(JSON.stringify(result, null, 2));
   } finally {
     server.kill();

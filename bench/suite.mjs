@@ -786,10 +786,11 @@ function renderTable(r) {
 }
 
 function payoutRow(po) {
+  const signed = (x) => (x < 0 ? `${x}` : `+${x}`);
   const store = (name, label, how) => {
     const v = po[name];
     if (v.skipped !== undefined) return `${label} not measured (${v.skipped})`;
-    return `${label}${how} ${v.latencyMedianUs} µs (+${v.addedLatencyUs}), ${v.payoutsPerSecond}/s, ${v.cpuUsPerPayout} µs CPU (+${v.addedCpuUs}), ${v.storeWritesPerPayout} writes and ${v.storeReadsPerPayout} reads per payout`;
+    return `${label}${how} ${v.latencyMedianUs} µs (${signed(v.addedLatencyUs)}), ${v.payoutsPerSecond}/s, ${v.cpuUsPerPayout} µs CPU (${signed(v.addedCpuUs)}), ${v.storeWritesPerPayout} writes and ${v.storeReadsPerPayout} reads per payout`;
   };
   return (
     `| payout (PayoutWorkflow: start, then runOnce: hand-out, a pay that answers paid, confirm), per payout store | ` +
