@@ -94,10 +94,29 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(redis|postgres)/' },
       to: {
-        path: '^src/(core|webhooks|resources|testing|client)',
+        path: '^src/(core|webhooks|resources|testing|client|payouts)',
         pathNot:
-          '^src/(core/(errors/|time/|telemetry/logger\\.ts|credentials/token-store\\.ts|journal/intent-journal\\.ts|limits/)|webhooks/(event-store|memory-event-store)\\.ts)',
+          '^src/(core/(errors/|time/|telemetry/logger\\.ts|credentials/token-store\\.ts|journal/intent-journal\\.ts|limits/)|webhooks/(event-store|memory-event-store)\\.ts|payouts/(store|record)\\.ts)',
       },
+    },
+    {
+      name: 'payouts-use-the-client-through-named-doors',
+      comment:
+        'The payout workflow (src/payouts/README.md) calls the service through the client and its resources only; from src/core it takes errors, telemetry, the clock, the key derivation and the recovery report types.',
+      severity: 'error',
+      from: { path: '^src/payouts/' },
+      to: {
+        path: '^src/(core|webhooks|testing|redis|postgres|resources)',
+        pathNot: '^src/(core/(errors/|telemetry/|time/clock\\.ts|call/idempotency-key\\.ts|journal/report\\.ts)|resources/guards\\.ts)',
+      },
+    },
+    {
+      name: 'nothing-else-imports-payouts',
+      comment:
+        'The workflow is an entry of its own (merchant-stablecoin/payouts): only the stores take its contract, so no other entry carries it.',
+      severity: 'error',
+      from: { pathNot: '^src/(payouts|redis|postgres)/' },
+      to: { path: '^src/payouts/' },
     },
     ...optionalEntries,
   ],

@@ -1,4 +1,4 @@
-import type { RecoveryReport } from '../core/journal/report.js';
+import type { RecoveredIntent, RecoveryReport } from '../core/journal/report.js';
 import { InvalidArgumentError } from '../core/errors/errors.js';
 import type { AmountInput } from '../money.js';
 import { amount, checkMaxChars, checkNonBlank } from '../resources/guards.js';
@@ -264,29 +264,41 @@ export class PayoutWorkflow {
   /**
    * Hands the payouts the results `client.recover()` got for their calls (a debit, confirm or
    * fail journaled by the client and resent after a crash). Resolves with the references written.
+   * Without it nothing is lost: the next pass sends the same key and the service replays the answer.
    */
   async applyRecovery(report: RecoveryReport): Promise<string[]> {
-    const byKey = new Map<string, { r: PayoutRecord; debit: boolean }>();
-    let after: { createdAt: number; reference: string } | undefined;
-    do {
-      const page = await this.#ctx.store.list({ states: ['debit_pending', 'paid', 'unpaid'], limit: 100, after });
-      for (const r of page.records) {
-        if (r.state === 'debit_pending') byKey.set(r.debitKey, { r, debit: true });
-        const key = currentSettleKey(this.#ctx, r);
-        if (key !== undefined && r.settle?.sent === true) byKey.set(key, { r, debit: false });
-      }
-      after = page.next;
-    } while (after !== undefined);
     const written: string[] = [];
-    for (const entry of report.intents) {
-      const found = byKey.get(entry.intent.key);
-      if (found === undefined || (entry.outcome !== 'resent' && entry.outcome !== 'failed')) continue;
-      const answer = entry.outcome === 'resent' ? { kind: 'done' as const, body: entry.result } : readFailure(entry.error);
-      const next = found.debit ? await debitAnswered(this.#ctx, found.r, answer) : await settleAnswered(this.#ctx, found.r, answer);
-      if (next !== undefined) written.push(next.reference);
-    }
+    for (const entry of report.intents) if (await this.applyRecoveredIntent(entry)) written.push(entry.intent.key);
     return written;
   }
+
+  /**
+   * {@link PayoutWorkflow.applyRecovery} for one intent, as `client.recover({ onIntent })` hands it
+   * over: the client settles the intent only after this resolves, so a crash in between hands the
+   * same result over again. Resolves true when it moved a payout on.
+   */
+  async applyRecoveredIntent(entry: RecoveredIntent): Promise<boolean> {
+    if (entry.outcome !== 'resent' && entry.outcome !== 'failed') return false;
+    const found = await findByKey(this.#ctx, entry.intent.key);
+    if (found === undefined) return false;
+    const answer = entry.outcome === 'resent' ? { kind: 'done' as const, body: entry.result } : readFailure(entry.error);
+    const next = found.debit ? await debitAnswered(this.#ctx, found.r, answer) : await settleAnswered(this.#ctx, found.r, answer);
+    return next !== undefined;
+  }
+}
+
+/** The open payout whose debit, or current confirm or fail attempt, carries `key`. */
+async function findByKey(ctx: PayoutContext, key: string): Promise<{ r: PayoutRecord; debit: boolean } | undefined> {
+  let after: { createdAt: number; reference: string } | undefined;
+  do {
+    const page = await ctx.store.list({ states: ['debit_pending', 'paid', 'unpaid'], limit: 100, after });
+    for (const r of page.records) {
+      if (r.state === 'debit_pending' && r.debitKey === key) return { r, debit: true };
+      if (r.settle?.sent === true && currentSettleKey(ctx, r) === key) return { r, debit: false };
+    }
+    after = page.next;
+  } while (after !== undefined);
+  return undefined;
 }
 
 function samePayout(a: PayoutRecord, b: PayoutRecord): boolean {
