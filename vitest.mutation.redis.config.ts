@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * The suites `npm run test:mutation:redis` (Stryker, `stryker.redis.config.json`) runs against each
  * mutant of the Redis intent journal and event store (`src/redis/journal.ts`, `journal-scripts.ts`,
- * `event-store.ts`) and of the journal's resend step (`src/core/journal/resend.ts`).
+ * `event-store.ts`), of the journal's resend step (`src/core/journal/resend.ts`) and of the payout
+ * store (`src/redis/payout-store.ts`, `payout-order.ts`, `payout-records.ts`).
  *
  * Suites that run the stores in this process against a real `redis-server` (each starts its own),
  * the scripted-client suites of `test/redis/`, and the journal's in-process suites. Left out: suites

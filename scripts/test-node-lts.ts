@@ -17,7 +17,7 @@ import { NODE_LTS, ROOT, binary, installRuntimes } from './runtimes.js';
  * sandbox, the intent journal with its crash recovery (real child processes killed with SIGKILL),
  * and the PostgreSQL journal and event store (exactly once in the merchant's database).
  */
-const SUITES = ['test/core', 'test/reliability', 'test/webhooks', 'test/testing', 'test/journal', 'test/postgres'];
+const SUITES = ['test/core', 'test/reliability', 'test/webhooks', 'test/testing', 'test/journal', 'test/postgres', 'test/payouts'];
 
 type Outcome = { readonly status: 'passed' | 'failed' | 'not run'; readonly detail: string };
 

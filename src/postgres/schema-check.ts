@@ -17,15 +17,17 @@ const UNDEFINED_TABLE = '42P01';
 // verify waits no longer than its lock wait (`lock_timeout`), then says that lock is the cause.
 const CATALOG = `WITH t AS (SELECT to_regclass($1) AS oid)
 SELECT 'table' AS kind, NULL AS name, NULL AS type, NULL::boolean AS not_null, NULL::boolean AS has_default,
-       NULL::boolean AS is_unique, NULL AS method, NULL::text[] AS columns, NULL AS predicate, NULL::boolean AS valid
+       NULL::boolean AS is_unique, NULL AS method, NULL::text[] AS columns, NULL AS predicate, NULL::boolean AS valid,
+       NULL::text AS collation
 FROM t WHERE t.oid IS NOT NULL
 UNION ALL
-SELECT 'column', a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.atthasdef, NULL, NULL, NULL, NULL, NULL
+SELECT 'column', a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.atthasdef, NULL, NULL, NULL, NULL, NULL,
+       (SELECT co.collname::text FROM pg_collation co WHERE co.oid = a.attcollation)
 FROM pg_attribute a, t WHERE a.attrelid = t.oid AND a.attnum > 0 AND NOT a.attisdropped
 UNION ALL
 SELECT 'index', c.relname, NULL, NULL, NULL, i.indisunique, am.amname,
        array(SELECT pg_get_indexdef(i.indexrelid, k, true) FROM generate_series(1, i.indnkeyatts) AS k ORDER BY k),
-       pg_get_expr(i.indpred, i.indrelid, true), i.indisvalid AND i.indisready
+       pg_get_expr(i.indpred, i.indrelid, true), i.indisvalid AND i.indisready, NULL
 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam, t
 WHERE i.indrelid = t.oid`;
 
@@ -96,6 +98,8 @@ function differences(found: FoundTable, layout: TableLayout): string[] {
     else if (have['type'] !== want.type) out.push(`column ${want.name} is ${String(have['type'])}, not ${want.type}`);
     else if (have['not_null'] !== want.notNull)
       out.push(`column ${want.name} is ${want.notNull ? 'nullable, not NOT NULL' : 'NOT NULL, not nullable'}`);
+    else if (want.collation !== undefined && have['collation'] !== want.collation)
+      out.push(`column ${want.name} has collation ${String(have['collation'])}, not "${want.collation}"`);
     columns.delete(want.name);
   }
   // A column of the team's own is fine, unless the store's inserts cannot fill it.

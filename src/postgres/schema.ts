@@ -33,11 +33,15 @@ export function indexName(table: string, suffix: string): string {
   return `"${full.slice(0, keep)}_${suffix}_${shortHash(full)}"`;
 }
 
-/** A column as the catalog shows it (`format_type`): name, type, and whether it is `NOT NULL`. */
-interface ColumnLayout {
+/**
+ * A column as the catalog shows it (`format_type`): name, type, whether it is `NOT NULL`, and,
+ * when the store's order depends on it, its collation (`C`: byte order).
+ */
+export interface ColumnLayout {
   readonly name: string;
   readonly type: string;
   readonly notNull: boolean;
+  readonly collation?: string;
 }
 
 /** An index by its definition (not its name): unique or not, btree key columns, predicate. */
@@ -61,7 +65,9 @@ export interface TableLayout {
 }
 
 const TS = 'timestamp with time zone';
-const col = (name: string, type: string, notNull = false): ColumnLayout => ({ name, type, notNull });
+/** A {@link ColumnLayout}; `collation` only where the store's order depends on it. */
+export const col = (name: string, type: string, notNull = false, collation?: string): ColumnLayout =>
+  collation === undefined ? { name, type, notNull } : { name, type, notNull, collation };
 
 /**
  * The journal: one row per open intent (`scope`, `key`). `intent` is the JSON text as written

@@ -184,7 +184,7 @@ export class RedisGuard {
     log(
       this.#logger ?? h.logger,
       'warn',
-      `merchant-stablecoin/redis: ${failure.message}${hint} Seen by ${this.#component}. Until Redis answers again the token store and the rate limiter on this connection answer from this process's memory, the webhook event store refuses deliveries (503) unless told to process them anyway, and the intent journal refuses money-moving calls before sending (see "When Redis is down" in docs/fleet.md).`,
+      `merchant-stablecoin/redis: ${failure.message}${hint} Seen by ${this.#component}. Until Redis answers again the token store and the rate limiter on this connection answer from this process's memory, the webhook event store refuses deliveries (503) unless told to process them anyway, the intent journal refuses money-moving calls before sending, and the payout store's calls fail (see "When Redis is down" in docs/fleet.md).`,
       { component: this.#component, code: failure.code, command: failure.command },
     );
   }

@@ -10,3 +10,5 @@ export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';
 export { RedisEventStore, type RedisEventStoreOptions, type WhileRedisIsDown } from './event-store.js';
 export { RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';
 export { RedisJournal, type RedisJournalOptions } from './journal.js';
+export { RedisPayoutStore, type RedisPayoutStoreOptions } from './payout-store.js';
+export { UnreadablePayoutRecordError } from './payout-records.js';

@@ -1,5 +1,5 @@
 /**
- * Issue 24: the three fleet stores, and issue 27's intent journal, on a real 3-master Redis Cluster (`redis-server
+ * Issue 24: the three fleet stores, issue 27's intent journal and issue 40's payout store, on a real 3-master Redis Cluster (`redis-server
  * --cluster-enabled yes` ×3 on loopback, joined by `redis-cli --cluster create`), through
  * ioredis' `Cluster`, as the ACL user of docs/fleet.md plus its Cluster line (set on every node:
  * ACLs are per node). Keys one script touches share a hash tag, so no script meets CROSSSLOT;
@@ -16,7 +16,8 @@ import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenManager } from '../../src/core/credentials/token-manager.js';
 import type { JournalIntent } from '../../src/index.js';
-import { RedisEventStore, RedisJournal, RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
+import { RedisEventStore, RedisJournal, RedisPayoutStore, RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
+import { payoutRecord } from '../payouts/helpers/records.js';
 import { manualClock } from '../helpers/time.js';
 import { bucketKey, tokenKeys } from './helpers/keys.js';
 import { REDIS_CLI, REDIS_SERVER, startCluster, warnClusterSkipped, type RedisCluster } from './helpers/redis-server.js';
@@ -197,5 +198,39 @@ describe.skipIf(!CAN_RUN)('the fleet stores on a 3-master Redis Cluster (real re
     console.log(
       `[fleet] Cluster: intent journal, ${scopes.length} clients on ${masters.size} masters, ${got.length} intents each claimed once`,
     );
+  });
+
+  it('payout store: its keys share one slot; two instances race one replace (one wins), list across states, and read one clock: the TIME of the master holding them', async () => {
+    const [one, two] = [new RedisPayoutStore({ redis: connect(), ...PATIENT }), new RedisPayoutStore({ redis: connect(), ...PATIENT })];
+    for (let i = 0; i < 6; i++)
+      await one.create(payoutRecord({ reference: `ord-${i}`, createdAt: 100 + i, state: i % 2 === 0 ? 'debited' : 'confirmed' }));
+    const r0 = (await two.get('ord-0'))!;
+    const tries = Array.from({ length: 8 }, (_, i) =>
+      [one, two][i % 2]!.replace({ ...r0, version: 2, state: 'paying', handOut: { at: i, leaseUntil: i, worker: `w-${i}` } }),
+    );
+    expect((await Promise.all(tries)).filter(Boolean)).toHaveLength(1);
+    const listed = await two.list({ limit: 10, states: ['paying', 'debited', 'confirmed'] });
+    expect(listed.records.map((r) => `${r.reference}:${r.state}`)).toEqual([
+      'ord-0:paying',
+      'ord-1:confirmed',
+      'ord-2:debited',
+      'ord-3:confirmed',
+      'ord-4:debited',
+      'ord-5:confirmed',
+    ]);
+    const keys = ['records', 'meta', 'state:paying', 'state:debited', 'state:confirmed'].map(
+      (p) => `merchant-stablecoin:payouts:{all}:${p}`,
+    );
+    const slots = await Promise.all(keys.map((k) => admins[0]!.call('CLUSTER', 'KEYSLOT', k)));
+    expect(new Set(slots).size).toBe(1);
+    const holder = new Redis(await nodeOf(keys[0]!), '127.0.0.1');
+    admins.push(holder);
+    expect(await holder.hlen(keys[0]!)).toBe(6);
+    const ms = ([s, us]: [string, string]): number => Number(s) * 1000 + Math.floor(Number(us) / 1000);
+    const before = ms((await holder.time()) as unknown as [string, string]);
+    const now = await one.now();
+    const after = ms((await holder.time()) as unknown as [string, string]);
+    expect(now).toBeGreaterThanOrEqual(before);
+    expect(now).toBeLessThanOrEqual(after);
   });
 });

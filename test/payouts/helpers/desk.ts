@@ -1,7 +1,7 @@
 /** A payout desk over the in-process sandbox: a sandbox, a client, a memory store, a pay function that counts. */
 import { idempotencyKeyFor } from '../../../src/index.js';
 import { MemoryPayoutStore } from '../../../src/payouts/memory-store.js';
-import type { PaymentReport, PayoutWorkflowOptions } from '../../../src/payouts/options.js';
+import type { PayContext, PaymentReport, PayoutWorkflowOptions } from '../../../src/payouts/options.js';
 import type { PayoutRecord } from '../../../src/payouts/record.js';
 import { PayoutWorkflow } from '../../../src/payouts/workflow.js';
 import { createSandbox, type Sandbox } from '../../../src/testing/index.js';
@@ -24,7 +24,7 @@ export interface Desk {
 }
 
 /** What the default pay function answers (per reference, else `paid`). */
-export type PayScript = (payout: PayoutRecord) => Promise<PaymentReport>;
+export type PayScript = (payout: PayoutRecord, context: PayContext) => Promise<PaymentReport>;
 
 /** A sandbox with one member holding 1000 USDT, and a workflow over a memory store. */
 export function makeDesk(options: { pay?: PayScript | null; overrides?: Partial<PayoutWorkflowOptions>; maxRetries?: number } = {}): Desk {

@@ -4,7 +4,7 @@
  * stores connect as.
  */
 import type pg from 'pg';
-import { eventSchema, journalSchema } from '../../../src/postgres/index.js';
+import { eventSchema, journalSchema, payoutSchema } from '../../../src/postgres/index.js';
 import { APP_ROLE } from './postgres-server.js';
 
 /** The grant docs/postgres.md gives the application's role on each table. */
@@ -25,4 +25,10 @@ export async function makeEventTables(admin: pg.ClientBase | pg.Pool, name: stri
   await admin.query(`CREATE TABLE ${name}_credits (id bigserial PRIMARY KEY, event_id text NOT NULL, receiver text NOT NULL)`);
   await admin.query(grantOf(`${name}_credits`));
   await admin.query(`GRANT USAGE ON SEQUENCE ${name}_credits_id_seq TO ${APP_ROLE}`);
+}
+
+/** Creates the payout table `name` and grants it as docs/postgres.md does: `SELECT, INSERT, UPDATE`, no `DELETE`. */
+export async function makePayoutTable(admin: pg.ClientBase | pg.Pool, name: string): Promise<void> {
+  for (const sql of payoutSchema(name)) await admin.query(sql);
+  await admin.query(`GRANT SELECT, INSERT, UPDATE ON ${name} TO ${APP_ROLE}`);
 }
