@@ -24,7 +24,7 @@ const round = (x, d = 1) => (Number.isFinite(x) ? Number(x.toFixed(d)) : null);
 const rotate = (arr, k) => arr.map((_, i) => arr[(i + k) % arr.length]);
 const OPEN = ['debit_pending', 'debited', 'paying', 'paid', 'unpaid', 'needs_attention'];
 /** What the bench's redis-server keeps (stores.mjs): said in the row. */
-export const REDIS_PERSISTENCE = 'no persistence: appendonly no, so not appendfsync always';
+const REDIS_PERSISTENCE = 'no persistence: appendonly no, so not appendfsync always';
 
 let seq = 0;
 const request = () => ({
