@@ -1,7 +1,7 @@
 /**
- * The suites that pin a call's state, its retries, the errors, the webhook receiver and the
- * journal, under Node 22 and Node 24, the LTS lines merchants run (`npm test` runs everything
- * under the Node at hand). `npm run test:node-lts` (`npx tsx scripts/test-node-lts.ts`).
+ * The suites that pin a call's state, its retries, the errors, the webhook receiver, the journal
+ * and the payouts, under Node 22 and Node 24, the LTS lines merchants run (`npm test` runs
+ * everything under the Node at hand). `npm run test:node-lts` (`npx tsx scripts/test-node-lts.ts`).
  *
  * The binaries come from the runtime smoke's cache (`smoke/runtimes`, installed by `npm ci` from
  * its pinned lock; see scripts/runtimes.ts). A runtime that cannot be installed or run here is
@@ -15,7 +15,8 @@ import { NODE_LTS, ROOT, binary, installRuntimes } from './runtimes.js';
 /**
  * The suites that pin money behaviour: call state, retries, errors, the webhook receiver, the
  * sandbox, the intent journal with its crash recovery (real child processes killed with SIGKILL),
- * and the PostgreSQL journal and event store (exactly once in the merchant's database).
+ * the PostgreSQL journal and event store (exactly once in the merchant's database), and the payout
+ * workflow with its crash tests (each payout ends once, the chain paid at most once).
  */
 const SUITES = ['test/core', 'test/reliability', 'test/webhooks', 'test/testing', 'test/journal', 'test/postgres', 'test/payouts'];
 

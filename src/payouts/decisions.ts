@@ -19,11 +19,36 @@ import type { PayoutRecord } from './record.js';
  *   nothing is sent. `note` says how it was checked.
  */
 export type PayoutDecision =
-  | { readonly decision: 'paid'; readonly chainRef: string }
-  | { readonly decision: 'not_paid'; readonly reason: string }
-  | { readonly decision: 'debited'; readonly withdrawalId: string }
-  | { readonly decision: 'retry' }
-  | { readonly decision: 'ended'; readonly state: 'confirmed' | 'failed' | 'rejected'; readonly note: string };
+  | {
+      /** The payment went out: confirm is sent. */
+      readonly decision: 'paid';
+      /** The payment's chain reference (a transaction hash), recorded before confirm. */
+      readonly chainRef: string;
+    }
+  | {
+      /** The payment never went out and never can: fail is sent. */
+      readonly decision: 'not_paid';
+      /** How it was checked, for the record. */
+      readonly reason: string;
+    }
+  | {
+      /** The debit was found to have executed: the payout goes on to its hand-out. */
+      readonly decision: 'debited';
+      /** Its withdrawal id (`wdr_…`). */
+      readonly withdrawalId: string;
+    }
+  | {
+      /** Confirm or fail again, with a new attempt number. */
+      readonly decision: 'retry';
+    }
+  | {
+      /** Ended elsewhere: recorded as final, nothing sent. */
+      readonly decision: 'ended';
+      /** The final state to record. */
+      readonly state: 'confirmed' | 'failed' | 'rejected';
+      /** How it was checked (a ticket, a support answer). */
+      readonly note: string;
+    };
 
 function text(reference: string, name: string, value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '')

@@ -18,7 +18,7 @@ export {
   type PayoutSettleStep,
   type PayoutOutcome,
 } from './record.js';
-export type { PayoutStore, PayoutListQuery, PayoutPage, PayoutCursor } from './store.js';
+export type { PayoutStore, PayoutCreated, PayoutListQuery, PayoutPage, PayoutCursor } from './store.js';
 export { MemoryPayoutStore, type MemoryPayoutStoreOptions } from './memory-store.js';
 export { payoutExposure, type PayoutExposure } from './exposure.js';
 export { PayoutWorkflow, type PayoutRequest, type PayoutRunOptions } from './workflow.js';

@@ -1,5 +1,5 @@
 import type { PayoutRecord } from './record.js';
-import { afterCursor, matchesQuery, type PayoutListQuery, type PayoutPage, type PayoutStore } from './store.js';
+import { afterCursor, matchesQuery, type PayoutCreated, type PayoutListQuery, type PayoutPage, type PayoutStore } from './store.js';
 
 /** Options of {@link MemoryPayoutStore}. */
 export interface MemoryPayoutStoreOptions {
@@ -22,7 +22,7 @@ export class MemoryPayoutStore implements PayoutStore {
   }
 
   /** Stores the record unless its reference exists. */
-  create(record: PayoutRecord): Promise<{ readonly created: boolean; readonly record: PayoutRecord }> {
+  create(record: PayoutRecord): Promise<PayoutCreated> {
     const stored = this.#records.get(record.reference);
     if (stored !== undefined) return Promise.resolve({ created: false, record: JSON.parse(stored) as PayoutRecord });
     this.#records.set(record.reference, JSON.stringify(record));

@@ -7,14 +7,22 @@ import type { PayoutStore } from './store.js';
 
 /** What the merchant's pay function or payment lookup says about the on-chain payment. */
 export type PaymentReport =
-  /** Paid: the chain reference (a transaction hash) is recorded before confirm is sent. */
-  | { readonly outcome: 'paid'; readonly chainRef: string }
-  /**
-   * Definitely not paid: never broadcast, or reverted with finality. Not "dropped from a mempool":
-   * a dropped transaction can still be mined. Fail is sent, and the member's funds return to
-   * `available`.
-   */
-  | { readonly outcome: 'not_paid'; readonly reason: string };
+  | {
+      /** Paid: the chain reference is recorded before confirm is sent. */
+      readonly outcome: 'paid';
+      /** The payment's chain reference (a transaction hash). */
+      readonly chainRef: string;
+    }
+  | {
+      /**
+       * Definitely not paid: never broadcast, or reverted with finality. Not "dropped from a
+       * mempool": a dropped transaction can still be mined. Fail is sent, and the member's funds
+       * return to `available`.
+       */
+      readonly outcome: 'not_paid';
+      /** Why, for the record. */
+      readonly reason: string;
+    };
 
 /** What the pay function is given besides the payout. */
 export interface PayContext {

@@ -174,7 +174,12 @@ export interface ReconcileMemberRead {
 /** What `reconcilePayouts` found. */
 export interface PayoutReconciliation {
   /** The period: payouts created from `from` (the `since` option) until the run started (`until`), Unix ms. */
-  readonly period: { readonly from: number; readonly until: number };
+  readonly period: {
+    /** Start (the `since` option), Unix ms. */
+    readonly from: number;
+    /** When the run started, Unix ms. */
+    readonly until: number;
+  };
   /** Members and assets outside their bounds on both reads. Empty on a clean ledger. */
   readonly discrepancies: readonly ReconcileDiscrepancy[];
   /** Members that answered 404 `member_not_found`, with their open payouts. */

@@ -8,6 +8,14 @@ export interface PayoutCursor {
   readonly reference: string;
 }
 
+/** What {@link PayoutStore.create} resolves with. */
+export interface PayoutCreated {
+  /** True when this call stored the record; false when one existed for its reference. */
+  readonly created: boolean;
+  /** The stored record: the one just written, or the existing one. */
+  readonly record: PayoutRecord;
+}
+
 /** What {@link PayoutStore.list} asks for. */
 export interface PayoutListQuery {
   /** Only records in these states (omitted: every state). */
@@ -55,7 +63,7 @@ export interface PayoutPage {
  */
 export interface PayoutStore {
   /** Stores `record` unless its reference exists; resolves with the stored record. */
-  create(record: PayoutRecord): Promise<{ readonly created: boolean; readonly record: PayoutRecord }>;
+  create(record: PayoutRecord): Promise<PayoutCreated>;
   /** The stored record of `reference`, or undefined. */
   get(reference: string): Promise<PayoutRecord | undefined>;
   /** Replaces the record when the stored version is `next.version - 1` (see the contract). */

@@ -1,5 +1,5 @@
 import type { PayoutRecord } from '../payouts/record.js';
-import type { PayoutListQuery, PayoutPage, PayoutStore } from '../payouts/store.js';
+import type { PayoutCreated, PayoutListQuery, PayoutPage, PayoutStore } from '../payouts/store.js';
 import { log } from '../core/telemetry/logger.js';
 import { PostgresRunner, type PostgresStoreOptions } from './connection.js';
 import type { PostgresStoreError } from './failures.js';
@@ -89,7 +89,7 @@ export class PostgresPayoutStore implements PayoutStore {
    * @throws PostgresStoreError when PostgreSQL cannot answer or refuses, or when the existing
    * record of the reference cannot be read (`misconfigured`, naming it).
    */
-  async create(record: PayoutRecord): Promise<{ readonly created: boolean; readonly record: PayoutRecord }> {
+  async create(record: PayoutRecord): Promise<PayoutCreated> {
     const operation = 'create a payout';
     const values = columnsOf(record);
     await this.#schema.ready(operation, this.#db.timeoutMs);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { InvalidArgumentError } from '../core/errors/errors.js';
 import { log } from '../core/telemetry/logger.js';
 import { PAYOUT_STATES, type PayoutRecord, type PayoutState } from '../payouts/record.js';
-import type { PayoutCursor, PayoutListQuery, PayoutPage, PayoutStore } from '../payouts/store.js';
+import type { PayoutCreated, PayoutCursor, PayoutListQuery, PayoutPage, PayoutStore } from '../payouts/store.js';
 import { RedisGuard, type RedisStoreOptions } from './connection.js';
 import { RedisStoreError } from './failures.js';
 import { lexRange, orderMember, positionOf } from './payout-order.js';
@@ -78,7 +78,7 @@ export class RedisPayoutStore implements PayoutStore {
    *
    * @throws RedisStoreError when Redis cannot take it; UnreadablePayoutRecordError when the stored record of the reference does not read back.
    */
-  async create(record: PayoutRecord): Promise<{ readonly created: boolean; readonly record: PayoutRecord }> {
+  async create(record: PayoutRecord): Promise<PayoutCreated> {
     checkWritable(record);
     const json = JSON.stringify(record);
     const keys = [this.#records, this.#meta, this.#stateKey(record.state)];

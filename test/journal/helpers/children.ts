@@ -1,7 +1,8 @@
 /**
- * Real child processes for the crash tests: `fixtures/journal-child.ts`, bundled once with
- * esbuild (so each start costs a plain `node` start, not a TypeScript compile), forked with an IPC
- * channel, and killed with SIGKILL where the crash is the point.
+ * Real child processes for the crash tests: a fixture (`fixtures/journal-child.ts` here, the
+ * payout worker of test/payouts through {@link childProcesses}), bundled once with esbuild (so
+ * each start costs a plain `node` start, not a TypeScript compile), forked with an IPC channel,
+ * and killed with SIGKILL where the crash is the point.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,14 +35,20 @@ export interface Child {
   readonly exited: Promise<number | null>;
 }
 
-let bundled: Promise<{ file: string; dir: string }> | undefined;
+/** Starts and cleans up the children of one fixture. */
+export interface ChildProcesses {
+  /** Starts a child with these environment variables (the fixture reads its role from them). */
+  start(env: Record<string, string>): Promise<Child>;
+  /** Removes the bundle. */
+  cleanup(): Promise<void>;
+}
 
-async function bundle(): Promise<{ file: string; dir: string }> {
+async function bundle(fixture: string): Promise<{ file: string; dir: string }> {
   const esbuild = await import('esbuild');
-  const dir = mkdtempSync(join(tmpdir(), 'merchant-stablecoin-journal-'));
-  const file = join(dir, 'journal-child.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'merchant-stablecoin-child-'));
+  const file = join(dir, 'child.mjs');
   await esbuild.build({
-    entryPoints: [FIXTURE],
+    entryPoints: [fixture],
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -54,17 +61,29 @@ async function bundle(): Promise<{ file: string; dir: string }> {
   return { file, dir };
 }
 
-/** Removes the bundle. */
-export async function cleanupChildren(): Promise<void> {
-  if (bundled === undefined) return;
-  const { dir } = await bundled;
-  rmSync(dir, { recursive: true, force: true });
-  bundled = undefined;
+/** The children of the TypeScript fixture at `fixture` (an absolute path), bundled at the first start. */
+export function childProcesses(fixture: string): ChildProcesses {
+  let bundled: Promise<{ file: string; dir: string }> | undefined;
+  return {
+    start: async (env) => forkChild((await (bundled ??= bundle(fixture))).file, env),
+    async cleanup() {
+      if (bundled === undefined) return;
+      const { dir } = await bundled;
+      rmSync(dir, { recursive: true, force: true });
+      bundled = undefined;
+    },
+  };
 }
 
-/** Starts a child with these environment variables (the fixture reads its role from them). */
-export async function startChild(env: Record<string, string>): Promise<Child> {
-  const { file } = await (bundled ??= bundle());
+const journalChildren = childProcesses(FIXTURE);
+
+/** Removes the journal child's bundle. */
+export const cleanupChildren = (): Promise<void> => journalChildren.cleanup();
+
+/** Starts a journal child with these environment variables (the fixture reads its role from them). */
+export const startChild = (env: Record<string, string>): Promise<Child> => journalChildren.start(env);
+
+function forkChild(file: string, env: Record<string, string>): Child {
   const child = fork(file, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages: ChildMessage[] = [];
   const waiters: Array<{ matches: (m: ChildMessage) => boolean; resolve: (m: ChildMessage) => void }> = [];
