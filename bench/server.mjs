@@ -5,6 +5,9 @@
 //   POST /v1/connect/token          token (counted; optional delay so concurrent callers overlap)
 //   POST /v1/withdrawals            201 withdrawal order (also /v2/withdrawals: stripe-node sends
 //                                   JSON only to /v2 paths, so its contender posts there)
+//   POST /v1/withdrawals/{id}/confirm, /fail
+//                                   200 with the withdrawal's id (the spec shows no body: the
+//                                   payout bench's confirm reads nothing of it)
 //   GET  /v1/reports?limit&cursor   a page of `limit` reports, strictly descending, `pages` pages
 //   GET  /__stats, POST /__reset    token-exchange counter, and settings (token delay)
 import { createServer } from 'node:http';
@@ -31,6 +34,8 @@ const WITHDRAWAL_BODY = JSON.stringify({
   member_id: 'mem_0b7e5c1a-2f3d-4e6a-8b9c-1d2e3f4a5b6c',
   created_at: '2026-03-01T10:15:30.123Z',
 });
+
+const SETTLE_PATH = /^\/v1\/withdrawals\/([^/?]+)\/(?:confirm|fail)$/;
 
 // Reports descend by (created_at, id): item g (0-based over the whole list) is g seconds older.
 const BASE_MS = Date.parse('2026-03-01T00:00:00.000Z');
@@ -68,6 +73,8 @@ const server = createServer((req, res) => {
     req.on('data', () => {});
     req.on('end', () => {
       if (url === '/v1/withdrawals' || url === '/v2/withdrawals') return send(res, 201, WITHDRAWAL_BODY);
+      const settle = SETTLE_PATH.exec(url);
+      if (settle) return send(res, 200, `{"id":${JSON.stringify(decodeURIComponent(settle[1]))}}`);
       if (url === '/v1/connect/token') {
         tokenExchanges++;
         if (tokenDelayMs > 0) return void setTimeout(() => send(res, 200, TOKEN_BODY), tokenDelayMs);

@@ -13,6 +13,7 @@ const createHashModule = { createHash };
 import * as C from './contenders.mjs';
 import { journalCost } from './journal.mjs';
 import { webhookCost } from './webhooks.mjs';
+import { payoutConfig, payoutCost } from './payouts.mjs';
 import { measureColdStart } from './cold-start.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -30,6 +31,7 @@ const CFG = {
   webhookDeliveriesPerRound: QUICK ? 100 : 400,
   webhookConcurrency: 16,
   webhookCpuDeliveriesPerRound: QUICK ? 320 : 1600,
+  payouts: payoutConfig(QUICK),
   concurrency: 64,
   singleFlightCalls: 1000,
   paginationPages: Number(process.env.BENCH_PAGES ?? (QUICK ? 500 : 10_000)),
@@ -233,6 +235,12 @@ try {
     },
     log,
   );
+
+  // -------------------------------------------------------------------------------------------
+  // 1d. A whole payout through PayoutWorkflow per payout store, against the SDK's bare debit and
+  // confirm: MemoryPayoutStore, RedisPayoutStore, PostgresPayoutStore.
+  log('payouts: bare calls, MemoryPayoutStore, RedisPayoutStore, PostgresPayoutStore');
+  results.payouts = await payoutCost(sdk, ORIGIN, CFG.payouts, log);
 
   // -------------------------------------------------------------------------------------------
   // 2. Token single-flight: 1,000 concurrent calls on a cold client.
@@ -750,6 +758,7 @@ function renderTable(r) {
   lines.push(
     `| webhook delivery (handle(), in process), per event store | MemoryEventStore ${wh.memory.latencyMedianUs} µs latency c=1, ${wh.memory.cpuUsPerDelivery} µs CPU at c=${wh.concurrency}; ${whRedis}; ${whPg} |`,
   );
+  lines.push(payoutRow(r.payouts));
   lines.push(
     `| signing per request | SDK node:crypto signer ${r.signing.sdkUsPerRequest} µs, SDK Web Crypto signer ${r.signing.sdkWebCryptoUsPerRequest} µs (inline createHmac ${r.signing.inlineUsPerRequest} µs; keyed HMAC reuse via hash.copy() ${r.signing.keyedHmacReuseUsPerRequest} µs) |`,
   );
@@ -774,4 +783,19 @@ function renderTable(r) {
   lines.push('|---|---|---:|---|');
   for (const t of r.targets) lines.push(`| ${t.name} | ${t.goal} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`);
   return lines.join('\n');
+}
+
+function payoutRow(po) {
+  const signed = (x) => (x < 0 ? `${x}` : `+${x}`);
+  const store = (name, label, how) => {
+    const v = po[name];
+    if (v.skipped !== undefined) return `${label} not measured (${v.skipped})`;
+    return `${label}${how} ${v.latencyMedianUs} µs (${signed(v.addedLatencyUs)}), ${v.payoutsPerSecond}/s, ${v.cpuUsPerPayout} µs CPU (${signed(v.addedCpuUs)}), ${v.storeWritesPerPayout} writes and ${v.storeReadsPerPayout} reads per payout`;
+  };
+  return (
+    `| payout (PayoutWorkflow: start, then runOnce: hand-out, a pay that answers paid, confirm), per payout store | ` +
+    `latency c=1, payouts/s and client CPU per payout with ${po.concurrency} in flight: SDK's bare debit + confirm ${po.bare.latencyMedianUs} µs, ${po.bare.payoutsPerSecond}/s, ${po.bare.cpuUsPerPayout} µs CPU; ` +
+    `${store('memory', 'MemoryPayoutStore', '')}; ${store('redis', 'RedisPayoutStore', ` (local redis-server, ${po.redis.persistence ?? ''})`)}; ` +
+    `${store('postgres', 'PostgresPayoutStore', ' (local PostgreSQL, fsync on)')} |`
+  );
 }
