@@ -25,6 +25,7 @@ export default defineConfig({
         'src/schemas/**': { lines: 100, branches: 100, functions: 100, statements: 100 },
         'src/resources/**': { lines: 98.4, branches: 91.3, functions: 100, statements: 97.6 },
         'src/webhooks/**': { lines: 95.5, branches: 88.2, functions: 93.9, statements: 93.3 },
+        'src/payouts/**': { lines: 96.4, branches: 85.4, functions: 97.7, statements: 93.6 },
         'src/redis/**': { lines: 91.2, branches: 86.6, functions: 87.0, statements: 90.6 },
         'src/postgres/**': { lines: 98.0, branches: 85.0, functions: 96.5, statements: 95.0 },
         'src/testing/**': { lines: 92.9, branches: 81.5, functions: 90.5, statements: 89.5 },

@@ -25,22 +25,37 @@ function browserPage(): void {
   vi.stubGlobal('process', undefined);
 }
 
+const nodeProcess = process;
+
+/**
+ * Gives `process` back once the client is built (the guard reads the globals at construction):
+ * vitest's own worker calls `process.nextTick` while a test awaits, and finds nothing on a
+ * loaded machine if `process` is still gone.
+ */
+function processBack(): void {
+  vi.stubGlobal('process', nodeProcess);
+}
+
 describe('in a browser page', () => {
   it('building a client throws InvalidArgumentError naming dangerouslyAllowBrowser and the keys it would expose', async () => {
     browserPage();
     const err = await failure(Promise.resolve().then(() => wireClient(server.url)));
+    processBack();
     expect(err).toBeInstanceOf(InvalidArgumentError);
     expect((err as InvalidArgumentError).argument).toBe('dangerouslyAllowBrowser');
     expect((err as Error).message).toMatch(/API key and the signing key/);
     expect((err as Error).message).toMatch(/from your server/);
     // Before any setting is read: the refusal, not a missing credential, is what the page learns.
+    browserPage();
     expect(() => new MerchantClient()).toThrow(/dangerouslyAllowBrowser/);
+    processBack();
     expect(server.requests).toHaveLength(0);
   });
 
   it('with dangerouslyAllowBrowser: true the client is built and calls the service', async () => {
     browserPage();
     const client = wireClient(server.url, { dangerouslyAllowBrowser: true, transport: 'fetch' });
+    processBack();
     const order = await client.member('m').withdrawals.create(WITHDRAWAL);
     await client.close();
     expect(order.id).toBe('wdr_1');
@@ -57,6 +72,7 @@ describe('not a browser page', () => {
   ])('%s: the client is built', async (_name, globals) => {
     for (const [name, value] of Object.entries(globals)) vi.stubGlobal(name, value);
     const client = wireClient(server.url, { transport: 'fetch' });
+    processBack();
     await client.member('m').withdrawals.create(WITHDRAWAL);
     await client.close();
     expect(server.calls()).toHaveLength(1);
