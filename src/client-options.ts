@@ -7,12 +7,17 @@ import type { TelemetryOptions } from './core/telemetry/otel-api.js';
 import type { RequestLimiter } from './core/limits/limiter.js';
 import { DEFAULT_BACKOFF, type BackoffSettings } from './core/attempts/retry-policy.js';
 import type { TokenStore } from './core/credentials/token-store.js';
-import { hasControlChars } from './core/text.js';
+import { refuseUnknownOptions } from './core/errors/option-names.js';
 import { envVar } from './core/platform/runtime.js';
+import { requiredSettings, type Env } from './client-credentials.js';
 import type { UndiciDispatcher } from './core/transport/dispatcher.js';
 import type { FetchFunction } from './core/transport/fetch.js';
 
-/** Options of {@link MerchantClient}. Credentials fall back to `MERCHANT_API_*` variables. */
+/**
+ * Options of {@link MerchantClient}. The base URL and the credentials fall back to `MERCHANT_API_*`
+ * variables; the three credentials (`clientId`, `apiKey`, `signingKey`) come from one source:
+ * when any is passed, none is read from the environment. A key not listed here is refused.
+ */
 export interface MerchantClientOptions {
   /**
    * Base URL of the environment: the sandbox host or the production host (the environment is
@@ -27,11 +32,20 @@ export interface MerchantClientOptions {
    * simulator needs nothing. Default `false`.
    */
   readonly allowInsecureHttp?: boolean;
-  /** Client identifier, sent as `x-client-id` to the token exchange. Default: `MERCHANT_API_CLIENT_ID`. */
+  /**
+   * Client identifier, sent as `x-client-id` to the token exchange. Default:
+   * `MERCHANT_API_CLIENT_ID`, read only when none of the three credentials is passed.
+   */
   readonly clientId?: string;
-  /** API key: used only to obtain tokens. Default: `MERCHANT_API_KEY`. */
+  /**
+   * API key: used only to obtain tokens. Default: `MERCHANT_API_KEY`, read only when none of the
+   * three credentials is passed.
+   */
   readonly apiKey?: string;
-  /** Signing key: used only for request signatures (HMAC). Default: `MERCHANT_API_SIGNING_KEY`. */
+  /**
+   * Signing key: used only for request signatures (HMAC). Default: `MERCHANT_API_SIGNING_KEY`,
+   * read only when none of the three credentials is passed.
+   */
   readonly signingKey?: string;
   /**
    * Per-attempt timeout in ms, covering the body read. Default 30 000. A call's deadline is
@@ -135,21 +149,6 @@ export interface ResolvedConfig {
   readonly logLevel: LogLevelSetting;
 }
 
-/** Reads one environment variable. */
-type Env = (name: string) => string | undefined;
-
-function required(name: string, envName: string, given: string | undefined, env: Env): string {
-  const value = given ?? env(envName);
-  if (typeof value !== 'string' || value.trim() === '') {
-    // Names the setting; never echoes a value.
-    throw new InvalidArgumentError(name, `is required: pass it to new MerchantClient() or set ${envName}.`);
-  }
-  if (hasControlChars(value) || value !== value.trim()) {
-    throw new InvalidArgumentError(name, 'contains whitespace or control characters (check how it was loaded).');
-  }
-  return value;
-}
-
 /** This machine's loopback: `localhost`, `127.0.0.0/8` or `[::1]` (as `URL` spells hostnames). */
 function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
@@ -177,9 +176,55 @@ function parseBaseUrl(rawBase: string, allowInsecureHttp: boolean | undefined): 
   return url;
 }
 
-/** Applies defaults and environment variables, and validates every setting. */
+/** Every key of {@link MerchantClientOptions}; the compiler holds the two lists equal. */
+const OPTION_KEYS: Record<keyof MerchantClientOptions, true> = {
+  baseUrl: true,
+  allowInsecureHttp: true,
+  clientId: true,
+  apiKey: true,
+  signingKey: true,
+  timeoutMs: true,
+  maxRetries: true,
+  maxRetryAfterMs: true,
+  backoff: true,
+  dispatcher: true,
+  transport: true,
+  fetch: true,
+  logger: true,
+  logLevel: true,
+  dangerouslyAllowBrowser: true,
+  userAgentSuffix: true,
+  tokenStore: true,
+  tokenRenewBeforeSeconds: true,
+  validateResponses: true,
+  maxResponseBytes: true,
+  limiter: true,
+  maxClockSkewMs: true,
+  telemetry: true,
+  journal: true,
+};
+const KNOWN_OPTIONS: readonly string[] = Object.keys(OPTION_KEYS);
+
+/**
+ * `options` when it is an object whose every own key is an option: checked at run time, so a
+ * plain JavaScript caller's typo (`baseURL`, `maxRetry`) is refused instead of ignored.
+ *
+ * @throws InvalidArgumentError naming the unknown key and the nearest option.
+ */
+export function checkClientOptions(options: unknown): MerchantClientOptions {
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new InvalidArgumentError('options', 'must be an object of client options (or omitted).');
+  refuseUnknownOptions(options, KNOWN_OPTIONS, 'new MerchantClient()');
+  return options;
+}
+
+/**
+ * Applies defaults and environment variables, and validates every setting of options that passed
+ * {@link checkClientOptions}.
+ */
 export function resolveConfig(options: MerchantClientOptions, env: Env = envVar): ResolvedConfig {
-  const url = parseBaseUrl(required('baseUrl', 'MERCHANT_API_BASE_URL', options.baseUrl, env), options.allowInsecureHttp);
+  const required = requiredSettings(options, env);
+  const url = parseBaseUrl(required.baseUrl, options.allowInsecureHttp);
   const basePath = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
   const backoff: BackoffSettings = {
     baseDelayMs: nonNegativeInt('backoff.baseDelayMs', options.backoff?.baseDelayMs, DEFAULT_BACKOFF.baseDelayMs),
@@ -191,9 +236,9 @@ export function resolveConfig(options: MerchantClientOptions, env: Env = envVar)
     origin: url.origin,
     basePath,
     baseUrl: url.origin + basePath,
-    clientId: required('clientId', 'MERCHANT_API_CLIENT_ID', options.clientId, env),
-    apiKey: required('apiKey', 'MERCHANT_API_KEY', options.apiKey, env),
-    signingKey: required('signingKey', 'MERCHANT_API_SIGNING_KEY', options.signingKey, env),
+    clientId: required.clientId,
+    apiKey: required.apiKey,
+    signingKey: required.signingKey,
     timeoutMs: positiveInt('timeoutMs', options.timeoutMs, 30_000),
     maxRetries: nonNegativeInt('maxRetries', options.maxRetries, 2),
     backoff,

@@ -1,5 +1,5 @@
 import { failedCall } from './core/pipeline/failed-call.js';
-import { resolveConfig, type MerchantClientOptions, type ResolvedConfig } from './client-options.js';
+import { checkClientOptions, resolveConfig, type MerchantClientOptions, type ResolvedConfig } from './client-options.js';
 import { InvalidArgumentError } from './core/errors/errors.js';
 import type { IntentJournal } from './core/journal/intent-journal.js';
 import { leveledLogger, log, type Logger } from './core/telemetry/logger.js';
@@ -73,12 +73,15 @@ export class MerchantClient {
   readonly withdrawals: Withdrawals;
 
   /**
-   * @param options - Settings; credentials default to `MERCHANT_API_BASE_URL`,
-   * `MERCHANT_API_CLIENT_ID`, `MERCHANT_API_KEY` and `MERCHANT_API_SIGNING_KEY`.
-   * @throws InvalidArgumentError naming the missing or malformed setting (never its value), or
+   * @param options - Settings; the base URL and credentials default to `MERCHANT_API_BASE_URL`,
+   * `MERCHANT_API_CLIENT_ID`, `MERCHANT_API_KEY` and `MERCHANT_API_SIGNING_KEY`, the three
+   * credentials from one source (any passed: none read from the environment).
+   * @throws InvalidArgumentError naming an unknown option and the nearest known one, every
+   * missing setting at once, or the malformed setting (never its value), or
    * `dangerouslyAllowBrowser` in a browser page, where the keys would be exposed to anyone.
    */
   constructor(options: MerchantClientOptions = {}) {
+    checkClientOptions(options);
     if (options.dangerouslyAllowBrowser !== true && inBrowserPage()) throw browserRefusal();
     const config = resolveConfig(options);
     this.#config = config;
