@@ -1,5 +1,6 @@
 import type { MerchantClient } from '../client.js';
 import { InvalidArgumentError } from '../core/errors/errors.js';
+import { refuseUnknownOptions } from '../core/errors/option-names.js';
 import type { Logger } from '../core/telemetry/logger.js';
 import type { OpenTelemetryApi } from '../core/telemetry/otel-api.js';
 import type { PayoutRecord, PayoutState } from './record.js';
@@ -97,7 +98,7 @@ export interface ResolvedPayoutOptions {
 /** The service's idempotency window (spec: Limits). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-const KNOWN = new Set([
+const KNOWN: readonly string[] = [
   'client',
   'store',
   'pay',
@@ -111,7 +112,7 @@ const KNOWN = new Set([
   'onStateChange',
   'logger',
   'openTelemetry',
-]);
+];
 
 function positive(name: string, value: number | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
@@ -129,7 +130,7 @@ function nonEmpty(name: string, value: string | undefined, fallback: string): st
 /** Checks the options (an unknown key is refused by name) and applies the defaults. */
 export function resolvePayoutOptions(options: PayoutWorkflowOptions): ResolvedPayoutOptions {
   if (options === null || typeof options !== 'object') throw new InvalidArgumentError('options', 'must be an object.');
-  for (const key of Object.keys(options)) if (!KNOWN.has(key)) throw new InvalidArgumentError(key, 'is not an option of PayoutWorkflow.');
+  refuseUnknownOptions(options, KNOWN, 'new PayoutWorkflow()');
   if (options.client === null || typeof options.client !== 'object') throw new InvalidArgumentError('client', 'must be a MerchantClient.');
   const store = options.store as Partial<PayoutStore> | undefined;
   for (const method of ['create', 'get', 'replace', 'list', 'now'] as const)

@@ -291,7 +291,9 @@ describe('options', () => {
   it('refuses an unknown option by name, and a store that is not one', () => {
     const desk = makeDesk();
     const client = desk.sandbox.client();
-    expect(() => desk.another({ leaseMS: 5 } as never)).toThrow(/leaseMS: is not an option of PayoutWorkflow/);
+    expect(() => desk.another({ leaseMS: 5 } as never)).toThrow(
+      'leaseMS: is not an option of new PayoutWorkflow(); did you mean `leaseMs`?',
+    );
     expect(() => desk.another({ store: {} as never })).toThrow(/store: must be a PayoutStore/);
     expect(() => desk.another({ client, leaseMs: 0 })).toThrow(/leaseMs/);
   });
