@@ -12,7 +12,9 @@ start the sandbox with `--signature-skew-ms`).
 Start the sandbox with a seeded member, paste its `export` lines, then run
 `python3 time_travel.py [member]`. It writes a withdrawal, replays it with the same idempotency
 key, moves business time 25 hours, sends the same key again (a new order: the window passed),
-then skews the signature clock 10 minutes and shows the refusal.
+then skews the signature clock 10 minutes and shows the refusal. At the end, even after a
+failure, it moves both clocks back where they were, so a sandbox shared with other tests is left
+on time.
 """
 import base64
 import hashlib
@@ -87,10 +89,17 @@ def withdraw():
 
 print("first write:", *withdraw())
 print("same key:", *withdraw())
-clocks = move_clock({"advance_ms": 25 * 60 * 60 * 1000})
-print("business clock:", clocks["now"], "| signature skew:", clocks["signature_skew_ms"])
-print("same key after 25 h:", *withdraw())
-move_clock({"signature_skew_ms": 10 * 60 * 1000})
-status, error = withdraw()
-print("signature clock 10 min ahead:", status, error)
-move_clock({"signature_skew_ms": 0})
+_, _, before = call("GET", "/__sandbox/clock", ADMIN)
+moved_ms = 0
+try:
+    clocks = move_clock({"advance_ms": 25 * 60 * 60 * 1000})
+    moved_ms = 25 * 60 * 60 * 1000
+    print("business clock:", clocks["now"], "| signature skew:", clocks["signature_skew_ms"])
+    print("same key after 25 h:", *withdraw())
+    move_clock({"signature_skew_ms": 10 * 60 * 1000})
+    status, error = withdraw()
+    print("signature clock 10 min ahead:", status, error)
+finally:
+    # The sandbox may be shared with other tests: put back what this script moved, even after a failure.
+    clocks = move_clock({"advance_ms": -moved_ms, "signature_skew_ms": before["signature_skew_ms"]})
+    print("clocks put back: business", clocks["now"], "| signature skew:", clocks["signature_skew_ms"])

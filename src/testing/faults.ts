@@ -119,6 +119,11 @@ export interface InjectedFault {
   readonly remaining: number;
   /** Requests this fault has hit so far. */
   readonly hits: number;
+  /**
+   * `hang`: requests it holds now, not answered yet (0 for other kinds). A used-up `hang` stays
+   * in `list()` while it holds one, so a test can still see and release it.
+   */
+  readonly holding: number;
   /** Unregisters the fault. Requests a `hang` holds stay held until `release()`. */
   remove(): void;
   /**
@@ -155,7 +160,7 @@ interface Slot {
   /** Settles when `release()` is called (what a `hang` waits for). */
   released: Promise<void>;
   release: () => void;
-  /** Requests held by this fault and not answered yet. */
+  /** `hang`: requests it took and has not answered yet (held, or about to be). */
   holding: number;
   /** Awaiters of the last held request's answer. */
   drained: Array<() => void>;
@@ -164,7 +169,7 @@ interface Slot {
 /** A fault the pipeline took for one request: for a `hang`, how to hold it and report its answer. */
 export interface TakenFault {
   readonly fault: Fault;
-  /** `hang`: resolves when the fault is released; the request counts as held until `answered()`. */
+  /** `hang`: resolves when the fault is released; the request counts as held from `take()` until `answered()`. */
   hold(): Promise<void>;
   /** `hang`: the held request has its answer. */
   answered(): void;
@@ -207,22 +212,28 @@ export class FaultRegistry implements SandboxFaults {
     if (!slot) return undefined;
     slot.remaining -= 1;
     slot.hits += 1;
-    if (slot.remaining <= 0) this.slots = this.slots.filter((s) => s !== slot);
+    // A hang counts its request as held from here, so a used-up one stays listed until answered.
+    if (slot.fault.kind === 'hang') slot.holding += 1;
+    this.dropIfDone(slot);
     for (const w of slot.waiters.filter((x) => x.count <= slot.hits)) {
       slot.waiters.splice(slot.waiters.indexOf(w), 1);
       w.resolve();
     }
     return {
       fault: slot.fault,
-      hold() {
-        slot.holding += 1;
-        return slot.released;
-      },
-      answered() {
+      hold: () => slot.released,
+      answered: () => {
         slot.holding -= 1;
-        if (slot.holding === 0) for (const done of slot.drained.splice(0)) done();
+        if (slot.holding > 0) return;
+        this.dropIfDone(slot);
+        for (const done of slot.drained.splice(0)) done();
       },
     };
+  }
+
+  /** Unregisters a fault with no request left to hit and none held. */
+  private dropIfDone(slot: Slot): void {
+    if (slot.remaining <= 0 && slot.holding === 0) this.slots = this.slots.filter((s) => s !== slot);
   }
 
   private view(slot: Slot): InjectedFault {
@@ -237,6 +248,9 @@ export class FaultRegistry implements SandboxFaults {
       },
       get hits() {
         return slot.hits;
+      },
+      get holding() {
+        return slot.holding;
       },
       remove,
       waitForHits(count) {

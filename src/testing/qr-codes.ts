@@ -1,14 +1,15 @@
 /**
  * QR payloads the sandbox understands (simulator conventions; the spec shows no payload format):
  *
- * - codes seeded with `sandbox.state.seedQrCode()`, any payee, currency, fixed or custom amount,
- *   with optional bounds of a custom amount and `required_payer_fields`;
+ * - codes seeded with `sandbox.state.seedQrCode()` (over HTTP: `POST /__sandbox/qr-codes`, the
+ *   seed file's `qr_codes`), any payee, currency, fixed or custom amount, with optional bounds of a
+ *   custom amount and `required_payer_fields`;
  * - `sbxqr:<payee>:<CURRENCY>:<amount>`, a fixed-amount code, and `sbxqr:<payee>:<CURRENCY>:open`,
  *   a custom-amount code (`amount_editable: true`);
  * - `sbxqr-payer:...`, the same with `required_payer_fields`;
  * - payloads starting with `000201` (EMVCo): a fixed 100.00 THB code from "Sandbox Cafe".
  *
- * Anything else is 400 `qr_code_invalid`.
+ * Anything else is 400 `qr_code_invalid`. docs/sandbox-server.md ("QR codes") documents the same list.
  */
 import { fail } from './errors.js';
 import type { Dec } from './money.js';

@@ -1,12 +1,13 @@
 /**
  * A whole seed as data (`createSandbox({ seed })`, the CLI's `--seed file.json`, `POST
- * /__sandbox/seed`): card products, members with balances, cards and reports, applied through
- * `sandbox.state` in that order, so cards can name members by their external id.
+ * /__sandbox/seed`): card products, members with balances, cards, reports and QR codes, applied
+ * through `sandbox.state` in that order, so cards can name members by their external id.
  */
 import type { ReportSnapshot } from './state-merchant.js';
 import type { SandboxState } from './state-types.js';
 import type { SeedCardInput, SeedCardProductInput } from './state-cards.js';
 import type { SeedMemberInput } from './state-members.js';
+import type { SeedQrCodeInput } from './state-merchant.js';
 
 /** A seed as JSON data. */
 export interface SandboxSeed {
@@ -23,9 +24,11 @@ export interface SandboxSeed {
       created_at_ms?: number;
     }
   >;
+  /** QR codes to register (`state.seedQrCode`): give each a `code_value` to know its payload in advance. */
+  qr_codes?: SeedQrCodeInput[];
 }
 
-const KEYS = new Set(['products', 'members', 'cards', 'reports']);
+const KEYS = new Set(['products', 'members', 'cards', 'reports', 'qr_codes']);
 
 function listOf(seed: Record<string, unknown>, key: string): Array<Record<string, unknown>> {
   const value = seed[key];
@@ -42,7 +45,7 @@ export function checkSeed(value: unknown): SandboxSeed {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('seed: must be a JSON object');
   const seed = value as Record<string, unknown>;
   const unknown = Object.keys(seed).filter((k) => !KEYS.has(k));
-  if (unknown.length > 0) throw new Error(`seed: unknown key ${unknown.join(', ')} (known: products, members, cards, reports)`);
+  if (unknown.length > 0) throw new Error(`seed: unknown key ${unknown.join(', ')} (known: ${[...KEYS].join(', ')})`);
   for (const key of KEYS) listOf(seed, key);
   return seed;
 }
@@ -57,6 +60,8 @@ export interface SeedResult {
   cards: string[];
   /** Report ids, in seed order. */
   reports: string[];
+  /** QR code payloads (`code_value`), in seed order. */
+  qr_codes: string[];
 }
 
 /** Applies a checked seed through the seeding API; a seeder's error names the entry. */
@@ -73,5 +78,6 @@ export function applySeed(state: SandboxState, seed: SandboxSeed): SeedResult {
     members: (seed.members ?? []).map((m, i) => at('members', i, () => state.seedMember(m).id)),
     cards: (seed.cards ?? []).map((c, i) => at('cards', i, () => state.seedCard(c).id)),
     reports: (seed.reports ?? []).map((r, i) => at('reports', i, () => state.seedReport(r).id)),
+    qr_codes: (seed.qr_codes ?? []).map((q, i) => at('qr_codes', i, () => state.seedQrCode(q))),
   };
 }

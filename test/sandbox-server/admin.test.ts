@@ -122,7 +122,7 @@ describe('seed, cards, reports, reset', () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('seed: cards[0]: sandbox: no member ghost');
     const unknown = await adminSend<{ error: string }>(server, 'POST', '/__sandbox/seed', { catalogues: [] });
-    expect(unknown.body.error).toContain('unknown key catalogues (known: products, members, cards, reports)');
+    expect(unknown.body.error).toContain('unknown key catalogues (known: products, members, cards, reports, qr_codes)');
   });
 
   it('POST /__sandbox/reports with count seeds that many', async () => {
@@ -389,8 +389,28 @@ describe('fault JSON', () => {
     const [armed] = sandbox.faults.list();
     const held = fetch(`${server.url}/v1/reports`);
     await armed!.waitForHits(1);
+    // Used up (times 1) but still holding its request: listed, with its hit, until it lets go.
+    expect(await adminGet(server, '/__sandbox/faults')).toEqual({
+      data: [{ match: { path: '/v1/reports' }, fault: { kind: 'hang' }, remaining: 0, hits: 1, holding: 1 }],
+    });
+    const page = await fetch(`${server.url}/__sandbox/`).then((r) => r.text());
+    expect(page).toContain('<td>hang</td><td class="num">0</td><td class="num">1</td><td class="num">1</td>');
     await adminSend(server, 'DELETE', '/__sandbox/faults');
     expect((await held).status).toBe(401);
+    expect(await adminGet(server, '/__sandbox/faults')).toEqual({ data: [] });
+  });
+
+  it('a used-up hang released in process leaves the list once its request is answered', async () => {
+    const { sandbox, server } = await serve();
+    const armed = sandbox.faults.inject({ path: '/v1/reports' }, { kind: 'hang' }, { times: 2 });
+    const held = [fetch(`${server.url}/v1/reports`), fetch(`${server.url}/v1/reports`)];
+    await armed.waitForHits(2);
+    expect(await adminGet(server, '/__sandbox/faults')).toMatchObject({ data: [{ remaining: 0, hits: 2, holding: 2 }] });
+    await armed.release();
+    expect((await Promise.all(held)).map((r) => r.status)).toEqual([401, 401]);
+    expect(armed.holding).toBe(0);
+    expect(sandbox.faults.list()).toEqual([]);
+    expect(await adminGet(server, '/__sandbox/faults')).toEqual({ data: [] });
   });
 });
 

@@ -125,8 +125,8 @@ describe('GET /__sandbox/ with more state', () => {
 
     const doc = parseHtml(await (await fetch(`${server.url}/__sandbox/`)).text());
     expect(tableRows(doc, 'faults')).toEqual([
-      ['POST', '/v1/withdrawals', 'status', 'always', '0'],
-      ['any', '/v1/reports', 'reset', '2', '0'],
+      ['POST', '/v1/withdrawals', 'status', 'always', '0', '0'],
+      ['any', '/v1/reports', 'reset', '2', '0', '0'],
     ]);
     const [delivery] = tableRows(doc, 'deliveries');
     expect(delivery![3]).toBe('1');

@@ -4,7 +4,8 @@
  * (curl and openssl). Each exchanges a token, signs a withdrawal, reads the balance and prints the
  * diagnosis of a signature made over the wrong path; a Python receiver and a shell script verify
  * webhook deliveries with the secret the command printed; a Python client moves business time 25
- * hours, keeps signing with its own clock, and meets the signature skew setting. A missing
+ * hours, keeps signing with its own clock, meets the signature skew setting and puts both clocks
+ * back; another seeds a QR code through the admin API and pays it. A missing
  * interpreter or tool skips its test with a banner on stderr, never silently.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -47,7 +48,12 @@ describe.skipIf(!PYTHON && !SHELL_TOOLS)('examples/other-languages against merch
     writeFileSync(
       seed,
       JSON.stringify({
-        members: [{ external_member_id: 'py' }, { external_member_id: 'sh' }, { external_member_id: 'tt' }].map((m) => ({
+        members: [
+          { external_member_id: 'py' },
+          { external_member_id: 'sh' },
+          { external_member_id: 'tt' },
+          { external_member_id: 'qr' },
+        ].map((m) => ({
           ...m,
           balances: { USDT: { available: '100' } },
         })),
@@ -104,6 +110,11 @@ describe.skipIf(!PYTHON && !SHELL_TOOLS)('examples/other-languages against merch
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return (await res.json()) as T;
+  }
+
+  interface Clocks {
+    now_ms: number;
+    signature_skew_ms: number;
   }
 
   interface Delivery {
@@ -196,6 +207,7 @@ describe.skipIf(!PYTHON && !SHELL_TOOLS)('examples/other-languages against merch
   it.skipIf(!PYTHON)(
     'Python: 25 hours of business time later a hand-signed write succeeds, the idempotency window has passed, and a default MerchantClient still works; the skew setting refuses',
     async () => {
+      const before = await admin<Clocks>('GET', '/__sandbox/clock');
       const { code, out, err } = await runExample('python3', ['examples/other-languages/time_travel.py', 'tt'], env);
       expect(err).toBe('');
       expect(code).toBe(0);
@@ -213,10 +225,20 @@ describe.skipIf(!PYTHON && !SHELL_TOOLS)('examples/other-languages against merch
       expect(later).toBeDefined();
       expect(later).not.toBe(first);
       expect(lines[5]).toBe('signature clock 10 min ahead: 401 timestamp_out_of_range');
-      expect(lines).toHaveLength(6);
+      expect(lines[6]).toMatch(/^clocks put back: business \S+ \| signature skew: 0$/);
+      expect(lines).toHaveLength(7);
       expect(await usdt('tt')).toMatchObject({ available: '80.000000', withdrawing: '20.000000' });
+      // The shared sandbox is back on time: business time moved on only by the real time the
+      // script took (far less than the 25 hours it jumped), and signatures are on real time.
+      const after = await admin<Clocks>('GET', '/__sandbox/clock');
+      expect(after.signature_skew_ms).toBe(0);
+      expect(after.now_ms - before.now_ms).toBeGreaterThanOrEqual(0);
+      expect(after.now_ms - before.now_ms).toBeLessThan(3_600_000);
+      expect(Date.parse(lines[6]!.split(' ')[4]!)).toBeLessThan(business - 24 * 3_600_000);
 
-      // A default client (no clock setting) on the same sandbox, business time still 25 h ahead.
+      // A default client (no clock setting) on the same sandbox, business time 25 h ahead again.
+      const DAY_AND_HOUR = 25 * 3_600_000;
+      await admin('POST', '/__sandbox/clock', { advance_ms: DAY_AND_HOUR });
       const client = new MerchantClient({
         baseUrl: env['MERCHANT_API_BASE_URL']!,
         clientId: env['MERCHANT_API_CLIENT_ID']!,
@@ -229,7 +251,24 @@ describe.skipIf(!PYTHON && !SHELL_TOOLS)('examples/other-languages against merch
         expect(client.clockOffsetMs).toBe(0);
       } finally {
         await client.close();
+        await admin('POST', '/__sandbox/clock', { advance_ms: -DAY_AND_HOUR });
       }
     },
   );
+  it.skipIf(!PYTHON)('Python: a QR code seeded through the admin API is decoded, quoted and paid with signed calls', async () => {
+    const { code, out, err } = await runExample('python3', ['examples/other-languages/qr_pay.py', 'qr'], env);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const lines = out.trim().split('\n');
+    expect(lines[0]).toBe('seeded: table-7');
+    expect(lines[1]).toBe('decoded: Noodle Bar 360.00 THB fixed');
+    expect(lines[2]).toMatch(/^quote: USDT \d+\.\d{6} fee \d+\.\d{6}$/);
+    const paid = /^paid: 201 qrp_[0-9a-f-]+ completed USDT (\d+\.\d{6})$/.exec(lines[3]!)?.[1];
+    expect(paid).toBeDefined();
+    // What the member was debited is the payment's amount, read back through the admin API.
+    const left = (100_000_000 - Math.round(Number(paid) * 1_000_000)) / 1_000_000;
+    expect(lines[4]).toBe(`balance: USDT available ${left.toFixed(6)}`);
+    expect(lines).toHaveLength(5);
+    expect(await usdt('qr')).toMatchObject({ available: left.toFixed(6) });
+  });
 });

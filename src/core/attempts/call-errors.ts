@@ -20,7 +20,7 @@ import type { Redactor } from '../telemetry/redactor.js';
 import { outcomeUnknown, type AttemptFailure } from './retry-policy.js';
 import { lockoutStopped, retryClassFor, type RetryRules } from '../errors/retry-class.js';
 import { AttemptTimeoutError, RedirectError, ResponseTooLargeError } from '../transport/transport.js';
-import { AttemptRefusedError } from '../transport/transport.js';
+import { AttemptRefusedError, InterceptorUnsupportedError } from '../transport/transport.js';
 
 /** The SDK error for a transport's rejection of one attempt (server text already redacted). */
 export function transportError(err: unknown, p: CallRun, redactor: Redactor): Error {
@@ -53,11 +53,24 @@ export function transportError(err: unknown, p: CallRun, redactor: Redactor): Er
  */
 function refused(err: AttemptRefusedError, p: CallRun, redactor: Redactor, what: string): Error {
   const cause = sanitize(err.cause, p, redactor);
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const reason = printable(cause instanceof Error ? cause.message : String(cause));
+  const init = { cause, idempotencyKey: p.call.idempotencyKey };
+  // One sentence: the runtime is the fix there, and no request handler would help.
+  if (err instanceof InterceptorUnsupportedError) {
+    return new CallInterruptedError(
+      `The request interceptor in front of fetch (msw) cannot run here, so ${what} was not sent: ${reason}.`,
+      init,
+    );
+  }
   return new CallInterruptedError(
-    `The request interceptor in front of fetch (msw) refused ${what} before it was sent: ${printable(reason)} Add a request handler for it, or let it through (onUnhandledRequest).`,
-    { cause, idempotencyKey: p.call.idempotencyKey },
+    `The request interceptor in front of fetch (msw) refused ${what} before it was sent: ${sentence(reason)} Add a request handler for it, or let it through (onUnhandledRequest).`,
+    init,
   );
+}
+
+/** A reason ending as a sentence does, so the advice after it starts a new one. */
+function sentence(reason: string): string {
+  return /[.!?]$/.test(reason) ? reason : `${reason}.`;
 }
 
 /** A body over the cap: accepted when its status was 2xx, malformed otherwise. */

@@ -1,6 +1,6 @@
 import { activeInterception } from './interception.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
-import { AttemptRefusedError } from './transport.js';
+import { AttemptRefusedError, InterceptorUnsupportedError } from './transport.js';
 
 /** Where the Node transport says, once, that an active interceptor cannot see its requests. */
 export type InterceptionReport = (message: string) => void;
@@ -78,11 +78,10 @@ function refusedByInterceptor(res: TransportResponse): TransportResponse {
 function failedInInterceptor(err: unknown): never {
   const inner = err instanceof Error && err.cause instanceof Error ? err.cause : err;
   if (inner instanceof TypeError && /withResolvers is not a function/.test(inner.message)) {
-    const unsupported = new Error(
-      `the request interceptor cannot run on this Node.js (${inner.message}): msw 3 needs Node.js 22.12 or later; use msw 2 on older lines`,
-      { cause: err },
-    );
-    throw new AttemptRefusedError(unsupported);
+    const unsupported = new Error(`msw 3 needs Node.js 22.12 or later (${inner.message}), and msw 2 runs on older Node.js lines`, {
+      cause: err,
+    });
+    throw new InterceptorUnsupportedError(unsupported);
   }
   throw err;
 }

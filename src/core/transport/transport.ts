@@ -69,6 +69,15 @@ export class AttemptRefusedError extends AttemptNotSentError {
   override name = 'AttemptRefusedError';
 }
 
+/**
+ * An {@link AttemptRefusedError} whose interceptor cannot run on this runtime at all (msw 3 on
+ * Node.js 20): the fix is another msw or another Node.js, not a request handler, and the message
+ * says that alone.
+ */
+export class InterceptorUnsupportedError extends AttemptRefusedError {
+  override name = 'InterceptorUnsupportedError';
+}
+
 /** Rejection of an attempt answered, or about to be forwarded, with a redirect (never followed). */
 export class RedirectError extends Error {
   override name = 'RedirectError';

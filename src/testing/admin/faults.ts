@@ -86,7 +86,8 @@ export function releaseArmed(armed: InjectedFault[]): void {
   for (const f of armed.splice(0)) void f.release();
 }
 
-/** A registered fault as JSON (`Infinity` reads as `"always"`). */
+/** A registered fault as JSON (`Infinity` reads as `"always"`); `holding` counts the requests a `hang` holds now. */
 export function faultView(f: InjectedFault): Json {
-  return { match: f.match, fault: f.fault, remaining: Number.isFinite(f.remaining) ? f.remaining : 'always', hits: f.hits };
+  const remaining = Number.isFinite(f.remaining) ? f.remaining : 'always';
+  return { match: f.match, fault: f.fault, remaining, hits: f.hits, holding: f.holding };
 }

@@ -1,9 +1,9 @@
-/** Admin routes over the simulated service's data: reset, seed, members and balances, cards, remittances, reports. */
+/** Admin routes over the simulated service's data: reset, seed, members and balances, cards, remittances, reports, QR codes. */
 import type { InjectedFault } from '../faults.js';
 import { applySeed, checkSeed } from '../seed-file.js';
 import { releaseArmed } from './faults.js';
 import type { BucketsInput, SeedMemberInput } from '../state-members.js';
-import type { LineName } from '../state-merchant.js';
+import type { LineName, SeedQrCodeInput } from '../state-merchant.js';
 import type { SeedCardInput, SeedCardProductInput } from '../state-cards.js';
 import type { SeedRemittanceInput } from '../state-remittances.js';
 import { AdminError, adminJson, numberField, type AdminRoute } from './http.js';
@@ -154,5 +154,10 @@ export function stateRoutes(host: AdminHost, armed: InjectedFault[]): AdminRoute
     { method: 'PUT', path: '/__sandbox/lines/:line', run: (c) => adminJson(200, setLine(host, c.params['line'] ?? '', c.body())) },
     { method: 'GET', path: '/__sandbox/reports', run: () => adminJson(200, { data: state.reports }) },
     { method: 'POST', path: '/__sandbox/reports', run: (c) => adminJson(201, seedReports(host, c.body())) },
+    {
+      method: 'POST',
+      path: '/__sandbox/qr-codes',
+      run: (c) => adminJson(201, { code_value: seeding(() => state.seedQrCode(c.body() as SeedQrCodeInput)) }),
+    },
   ];
 }

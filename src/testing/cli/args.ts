@@ -49,8 +49,9 @@ Options:
                           (negative: behind), to test timestamp_out_of_range (env
                           MERCHANT_SANDBOX_SIGNATURE_SKEW_MS; default 0)
   --seed <file.json>      seed data, a JSON object of optional lists: {"products": [...],
-                          "members": [...], "cards": [...], "reports": [...]}, applied in
-                          that order at start and after every POST /__sandbox/reset
+                          "members": [...], "cards": [...], "reports": [...],
+                          "qr_codes": [...]}, applied in that order at start and after
+                          every POST /__sandbox/reset
   -h, --help              print this help and exit
 
 Prints only the values it generated: a credential or secret given by flag or environment is

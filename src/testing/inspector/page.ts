@@ -24,7 +24,8 @@ h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:2rem}
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #ccd;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#eef}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.fail td.status{color:#a00;font-weight:600}tr.ok td.status{color:#070}
-pre{margin:.25rem 0;white-space:pre-wrap;background:#f6f6f9;padding:.25rem}code{font-size:90%}.muted{color:#667}`;
+pre{margin:.25rem 0;white-space:pre-wrap;background:#f6f6f9;padding:.25rem}code{font-size:90%}.muted{color:#667}
+td.path,td.diagnosis,td.url,pre{overflow-wrap:anywhere;min-width:8rem}`;
 
 function diagnosisCell(r: RequestView): string {
   const d = r.diagnosis;
@@ -41,7 +42,7 @@ function requestRow(r: RequestView): string {
     `<td>${escapeHtml(new Date(r.at).toISOString())}</td>`,
     `<td><code>${escapeHtml(r.requestId)}</code></td>`,
     `<td>${escapeHtml(r.method)}</td>`,
-    `<td><code>${escapeHtml(r.path)}</code></td>`,
+    `<td class="path"><code>${escapeHtml(r.path)}</code></td>`,
     `<td class="status">${escapeHtml(r.status ?? '…')}</td>`,
     `<td class="code">${escapeHtml(r.code ?? '')}</td>`,
     `<td>${escapeHtml(r.member ?? '')}</td>`,
@@ -85,7 +86,7 @@ function membersSection(host: AdminHost): string {
 
 function deliveryRow(d: WebhookDelivery): string {
   const outcome = d.ok ? 'delivered' : d.error !== undefined ? `error: ${d.error}` : `status ${d.status}`;
-  return `<tr class="${d.ok ? 'ok' : 'fail'}"><td><code>${escapeHtml(d.event_id)}</code></td><td>${escapeHtml(d.event_type)}</td><td>${escapeHtml(d.url)}</td><td class="num">${d.attempt}</td><td class="status">${escapeHtml(d.status ?? '')}</td><td>${escapeHtml(outcome)}</td></tr>`;
+  return `<tr class="${d.ok ? 'ok' : 'fail'}"><td><code>${escapeHtml(d.event_id)}</code></td><td>${escapeHtml(d.event_type)}</td><td class="url">${escapeHtml(d.url)}</td><td class="num">${d.attempt}</td><td class="status">${escapeHtml(d.status ?? '')}</td><td>${escapeHtml(outcome)}</td></tr>`;
 }
 
 function webhooksSection(host: AdminHost): string {
@@ -102,10 +103,12 @@ function webhooksSection(host: AdminHost): string {
 function faultsSection(host: AdminHost): string {
   const rows = host.sandbox.faults.list().map((f) => {
     const remaining = Number.isFinite(f.remaining) ? String(f.remaining) : 'always';
-    return `<tr><td>${escapeHtml(f.match.method ?? 'any')}</td><td><code>${escapeHtml(String(f.match.path))}</code></td><td>${escapeHtml(f.fault.kind)}</td><td class="num">${escapeHtml(remaining)}</td><td class="num">${f.hits}</td></tr>`;
+    return `<tr><td>${escapeHtml(f.match.method ?? 'any')}</td><td class="path"><code>${escapeHtml(String(f.match.path))}</code></td><td>${escapeHtml(f.fault.kind)}</td><td class="num">${escapeHtml(remaining)}</td><td class="num">${f.hits}</td><td class="num">${f.holding}</td></tr>`;
   });
   const body =
-    rows.length === 0 ? '<p class="muted">No fault armed.</p>' : table('faults', ['method', 'path', 'fault', 'remaining', 'hits'], rows);
+    rows.length === 0
+      ? '<p class="muted">No fault armed.</p>'
+      : table('faults', ['method', 'path', 'fault', 'remaining', 'hits', 'holding'], rows);
   return `<section><h2>Faults</h2>${body}</section>`;
 }
 
