@@ -117,10 +117,10 @@ describe('the line per call at info', () => {
     await client.close();
     expect(lines.map((l) => `${l.level} ${l.message} ${String(l.fields?.['endpoint'])}`)).toEqual([
       'info call succeeded connect.token',
-      'info call succeeded cards.unfreeze',
+      'info call succeeded member.cards.unfreeze',
     ]);
     expect(lines[1]!.fields).toEqual({
-      endpoint: 'cards.unfreeze',
+      endpoint: 'member.cards.unfreeze',
       method: 'POST',
       route: '/v1/cards/{id}/unfreeze',
       status: 200,
