@@ -155,7 +155,7 @@ describe('console, the default logger', () => {
       expect(args[0]).toMatch(/^\[merchant-stablecoin\] [^\n]+$/);
     }
     expect(printed[2]![1]).toMatch(
-      /^\[merchant-stablecoin\] call succeeded endpoint=withdrawals\.create method=POST route=\/v1\/withdrawals status=201 attempts=2 /,
+      /^\[merchant-stablecoin\] call succeeded endpoint=member\.withdrawals\.create method=POST route=\/v1\/withdrawals status=201 attempts=2 /,
     );
     expect(printed[1]![1]).toMatch(/^\[merchant-stablecoin\] retrying .* reason=upstream_error /);
   });
