@@ -114,7 +114,7 @@ export interface MerchantClientOptions {
    */
   readonly maxClockSkewMs?: number;
   /**
-   * OpenTelemetry tracing and metrics: one span per call named after the SDK method, with the
+   * OpenTelemetry tracing and metrics: one span per call named after its endpoint (`member.withdrawals.create`), with the
    * call's state as attributes and its attempts and waits as events. Used when
    * `@opentelemetry/api` is installed (or given as `api`); nothing is loaded otherwise. See
    * docs/observability.md.

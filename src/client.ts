@@ -174,18 +174,22 @@ export class MerchantClient {
    * what to check; a card activation (its PIN is never kept) is reported for a check of the card;
    * a record that cannot be read or trusted is reported and never sent. Intents younger than
    * `minAgeMs` are left alone (they may be in flight in a live instance) and counted in
-   * `leftForLater`. Instances recovering at once claim each intent for one of them only.
+   * `leftForLater`. Instances recovering at once claim each intent for one of them only; the
+   * intents another recoverer holds (its lease has not ended) are counted in `leased`, with when
+   * each can be claimed again.
    *
    * An intent is settled only on a definitive answer for its key (a 2xx, or a 400 business
    * failure the service keeps under the key), and only after `onIntent` (when given) has the
    * outcome: anything else leaves it open for the next `recover()`. Each outcome is logged before
    * its settle (`info` for a resend, `warn` for the rest); each resend is a call of its own (a
-   * span named `recover <method>`). Run it at start-up, and on a schedule where a fleet runs. See
-   * docs/idempotency-and-retries.md, "If your process dies mid-call".
+   * span named `recover <endpoint>`, e.g. `recover member.withdrawals.create`). Run it at
+   * start-up in the background (awaited before listening, it holds the server back through every
+   * resend) and on a schedule, with its report logged. See docs/idempotency-and-retries.md, "If
+   * your process dies mid-call".
    *
    * @returns One entry per intent claimed (`resent` with the result, `failed` with the error and
-   * `next`, or `expired` / `withheld` / `skipped` with what to check), the unreadable records, and
-   * the intents left for later.
+   * `next`, or `expired` / `withheld` / `skipped` with what to check), the unreadable records, the
+   * intents left for later and those left under another recoverer's lease.
    * @throws InvalidArgumentError when the client has no journal or an option is invalid;
    * RecoveryInterruptedError (with the report so far) when the journal fails to claim.
    */

@@ -54,6 +54,9 @@ export {
   type UnreadableJournalRecord,
   type JournalOpenAfterRequest,
   type JournalOpenAfter,
+  type JournalLeasedRequest,
+  type JournalLeased,
+  type JournalLease,
 } from './core/journal/intent-journal.js';
 export {
   RecoveryInterruptedError,
@@ -65,6 +68,8 @@ export {
   type IntentFailed,
   type IntentToCheck,
   type IntentsLeftForLater,
+  type IntentsUnderLease,
+  type IntentUnderLease,
 } from './core/journal/report.js';
 export type { RequestLimiter } from './core/limits/limiter.js';
 export type { FetchFunction } from './core/transport/fetch.js';

@@ -41,7 +41,7 @@ export interface Lockout {
  * derive from these descriptors; the pipeline reads only the generic fields.
  */
 export interface EndpointDescriptor<TResult = unknown> {
-  /** Stable identifier, `namespace.method` as exposed by the SDK, e.g. `withdrawals.create`. */
+  /** Stable identifier, e.g. `member.withdrawals.create`: the one name of logs, spans, metrics and journal rows. */
   readonly id: string;
   /** HTTP method. */
   readonly method: HttpMethod;

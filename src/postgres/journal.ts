@@ -4,6 +4,8 @@ import {
   type IntentJournal,
   type JournalClaimRequest,
   type JournalIntent,
+  type JournalLeased,
+  type JournalLeasedRequest,
   type JournalOpenAfter,
   type JournalOpenAfterRequest,
 } from '../core/journal/intent-journal.js';
@@ -207,6 +209,30 @@ export class PostgresJournal implements IntentJournal {
     const total = rows.length === 0 ? await this.#count(request) : Number(rows[0]!['total']);
     const intents = rows.map((r) => decodeIntent(r['intent'])).filter((i): i is JournalIntent => typeof i !== 'string');
     return { total, intents };
+  }
+
+  /**
+   * Lists the scope's open intents recorded by `createdBefore` that are under an unexpired claim,
+   * with the ms left of each claim on the database's clock (the one that set it), claiming none:
+   * what `recover()` leaves to another recoverer.
+   *
+   * @throws PostgresStoreError when PostgreSQL cannot answer or refuses.
+   */
+  async leased(request: JournalLeasedRequest): Promise<JournalLeased> {
+    await this.#schema.ready('list leased intents', this.#db.timeoutMs);
+    const { rows } = await this.#db.query(
+      'list leased intents',
+      `WITH now AS (SELECT clock_timestamp() AS t), held AS (
+         SELECT key, claimed_until FROM ${this.#db.table}, now
+         WHERE scope = $1 AND created_at <= $2 AND settled_at IS NULL AND claimed_until > now.t AND NOT (key = ANY($3::text[]))
+       )
+       SELECT (SELECT count(*) FROM held) AS total, key, ceil(extract(epoch FROM (claimed_until - now.t)) * 1000) AS ends_in
+       FROM held, now ORDER BY claimed_until, key LIMIT greatest($4, 1)`,
+      [request.scope, Math.floor(request.createdBefore), [...request.exceptKeys], request.limit],
+    );
+    // At least one row is asked for, to carry the count even with `limit` 0.
+    const leases = rows.slice(0, request.limit).map((r) => ({ key: String(r['key']), endsInMs: Number(r['ends_in']) }));
+    return { total: rows.length === 0 ? 0 : Number(rows[0]!['total']), leases };
   }
 
   /** With `limit: 0` the window query returns no row to carry the count. */

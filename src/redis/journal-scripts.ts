@@ -69,3 +69,33 @@ for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[1], '+inf'
 end
 return out
 `);
+
+/**
+ * ARGV[1] the latest `createdAt` to look at (ms), ARGV[2] how many to return, ARGV[3...] keys to
+ * leave out. Claims nothing. Returns how many open intents recorded by then are under an
+ * unexpired claim (Redis TIME, the clock that set it), then key, ms left pairs of those whose
+ * claim ends first (up to the limit).
+ */
+export const LEASED_INTENTS = new LuaScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local except = {}
+for i = 3, #ARGV do except[ARGV[i]] = true end
+local found = {}
+local claims = redis.call('HGETALL', KEYS[3])
+for i = 1, #claims, 2 do
+  local key = claims[i]
+  local claimedUntil = tonumber(claims[i + 1]) or 0
+  if claimedUntil > now and not except[key] then
+    local createdAt = redis.call('ZSCORE', KEYS[2], key)
+    if createdAt and tonumber(createdAt) <= tonumber(ARGV[1]) then found[#found + 1] = { key, claimedUntil - now } end
+  end
+end
+table.sort(found, function(a, b) return a[2] < b[2] or (a[2] == b[2] and a[1] < b[1]) end)
+local out = { #found }
+for i = 1, math.min(#found, tonumber(ARGV[2])) do
+  out[#out + 1] = found[i][1]
+  out[#out + 1] = found[i][2]
+end
+return out
+`);

@@ -4,6 +4,8 @@ import {
   type IntentJournal,
   type JournalClaimRequest,
   type JournalIntent,
+  type JournalLeased,
+  type JournalLeasedRequest,
   type JournalOpenAfter,
   type JournalOpenAfterRequest,
 } from '../core/journal/intent-journal.js';
@@ -12,7 +14,7 @@ import { RedisGuard, type RedisStoreOptions } from './connection.js';
 import type { RedisCommands } from './commands.js';
 import { RedisStoreError } from './failures.js';
 import { keyDigest } from './keyspace.js';
-import { CLAIM_INTENTS, OPEN_AFTER, RECORD_INTENT, SETTLE_INTENT } from './journal-scripts.js';
+import { CLAIM_INTENTS, LEASED_INTENTS, OPEN_AFTER, RECORD_INTENT, SETTLE_INTENT } from './journal-scripts.js';
 
 /** Settings of {@link RedisJournal}: those every fleet store shares (`redis`, `prefix`, `logger`, timings). */
 export type RedisJournalOptions = RedisStoreOptions;
@@ -164,6 +166,25 @@ export class RedisJournal implements IntentJournal {
     const [total, ...records] = Array.isArray(reply) ? (reply as unknown[]) : [0];
     const intents = records.map((r) => decodeIntent(r)).filter((i): i is JournalIntent => typeof i !== 'string');
     return { total: Number(total), intents };
+  }
+
+  /**
+   * Lists the scope's open intents recorded by `createdBefore` that are under an unexpired claim,
+   * with the ms left of each claim on Redis' clock (the one that set it), claiming none: what
+   * `recover()` leaves to another recoverer.
+   *
+   * @throws RedisStoreError when Redis cannot answer or refuses the command.
+   */
+  async leased(request: JournalLeasedRequest): Promise<JournalLeased> {
+    const reply = await this.#guard.run(
+      (redis) =>
+        redis.script(LEASED_INTENTS, this.#keys(request.scope), [Math.floor(request.createdBefore), request.limit, ...request.exceptKeys]),
+      refuse,
+    );
+    const [total, ...pairs] = Array.isArray(reply) ? (reply as unknown[]) : [0];
+    const leases = [];
+    for (let i = 0; i + 1 < pairs.length; i += 2) leases.push({ key: String(pairs[i]), endsInMs: Number(pairs[i + 1]) });
+    return { total: Number(total), leases };
   }
 
   /** The scope's three keys: one hash tag, one Cluster slot. */

@@ -117,10 +117,10 @@ describe('the line per call at info', () => {
     await client.close();
     expect(lines.map((l) => `${l.level} ${l.message} ${String(l.fields?.['endpoint'])}`)).toEqual([
       'info call succeeded connect.token',
-      'info call succeeded cards.unfreeze',
+      'info call succeeded member.cards.unfreeze',
     ]);
     expect(lines[1]!.fields).toEqual({
-      endpoint: 'cards.unfreeze',
+      endpoint: 'member.cards.unfreeze',
       method: 'POST',
       route: '/v1/cards/{id}/unfreeze',
       status: 200,
@@ -155,7 +155,7 @@ describe('console, the default logger', () => {
       expect(args[0]).toMatch(/^\[merchant-stablecoin\] [^\n]+$/);
     }
     expect(printed[2]![1]).toMatch(
-      /^\[merchant-stablecoin\] call succeeded endpoint=withdrawals\.create method=POST route=\/v1\/withdrawals status=201 attempts=2 /,
+      /^\[merchant-stablecoin\] call succeeded endpoint=member\.withdrawals\.create method=POST route=\/v1\/withdrawals status=201 attempts=2 /,
     );
     expect(printed[1]![1]).toMatch(/^\[merchant-stablecoin\] retrying .* reason=upstream_error /);
   });

@@ -206,7 +206,7 @@ describe("the record's deadline counts from the call's start (JournalHook, on fa
   /** A prepared withdrawal confirm, as the pipeline hands it to the hook. */
   function prepared(startedAt?: number): PreparedCall {
     return {
-      name: 'withdrawals.confirm',
+      name: 'member.withdrawals.confirm',
       route: WITHDRAWALS_CONFIRM.path,
       method: 'POST',
       path: '/v1/withdrawals/wdr_1/confirm',
@@ -511,7 +511,7 @@ describe('what an intent holds', () => {
     const hook = new JournalHook(memory, 'scope-1', undefined);
     vi.spyOn(Date, 'now').mockReturnValue(NOW);
     const call: PreparedCall = {
-      name: 'withdrawals.confirm',
+      name: 'member.withdrawals.confirm',
       route: WITHDRAWALS_CONFIRM.path,
       method: 'POST',
       path: '/v1/withdrawals/wdr_1/confirm',

@@ -340,7 +340,12 @@ describe('young intents, left for later', () => {
   it('none: count 0, eligible now, and no line', async () => {
     at(T0);
     const report = await client().recover({ minAgeMs: 5000 });
-    expect(report).toEqual({ intents: [], unreadable: [], leftForLater: { count: 0, keys: [], eligibleAt: T0 } });
+    expect(report).toEqual({
+      intents: [],
+      unreadable: [],
+      leftForLater: { count: 0, keys: [], eligibleAt: T0 },
+      leased: { count: 0, intents: [], reclaimableAt: undefined },
+    });
     expect(logs).toEqual([]);
   });
 
@@ -366,7 +371,12 @@ describe('young intents, left for later', () => {
     const intent = await lost();
     at(T0 + 10);
     const report = await client().recover({ minAgeMs: 5000, signal: AbortSignal.abort() });
-    expect(report).toEqual({ intents: [], unreadable: [], leftForLater: { count: 1, keys: [intent.key], eligibleAt: T0 + 5000 } });
+    expect(report).toEqual({
+      intents: [],
+      unreadable: [],
+      leftForLater: { count: 1, keys: [intent.key], eligibleAt: T0 + 5000 },
+      leased: { count: 0, intents: [], reclaimableAt: undefined },
+    });
     expect((await client().recover({ minAgeMs: 0, signal: AbortSignal.abort() })).leftForLater).toEqual({
       count: 0,
       keys: [],

@@ -137,7 +137,7 @@ describe('recover() sends open intents again', () => {
     expect(line!.fields!['recordedAt']).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(JSON.stringify(logs)).not.toContain(WITHDRAWAL.to_address);
     expect(JSON.stringify(logs)).not.toContain(MEMBER);
-    const resent = spans.getFinishedSpans().filter((s) => s.name === 'recover withdrawals.create');
+    const resent = spans.getFinishedSpans().filter((s) => s.name === 'recover member.withdrawals.create');
     expect(resent).toHaveLength(1);
     expect(resent[0]!.attributes['merchant_stablecoin.idempotency_key']).toBe(key);
   });

@@ -19,6 +19,7 @@ import { failure, wireClient } from '../helpers/client.js';
 import { WITHDRAWAL } from '../helpers/wire-server.js';
 import { REDIS_SERVER, startRedisServer, type RedisServer } from '../fleet/helpers/redis-server.js';
 import { startLedger, type Ledger } from './helpers/ledger.js';
+import { recoverInsideLease } from './helpers/inside-lease.js';
 
 /** A healthy Redis answering slowly on a loaded machine is not an outage. */
 const PATIENT = { commandTimeoutMs: 120_000 } as const;
@@ -42,6 +43,11 @@ const request = (over: Partial<JournalClaimRequest> = {}): JournalClaimRequest =
   limit: 10,
   ...over,
 });
+
+/** The keys in the order the journal must list them: soonest lease end first, then by key. */
+function sortedByEnd(leases: readonly { key: string; endsInMs: number }[]): string[] {
+  return [...leases].sort((a, b) => a.endsInMs - b.endsInMs || a.key.localeCompare(b.key)).map((l) => l.key);
+}
 
 describe.skipIf(REDIS_SERVER === undefined)('RedisJournal (real redis-server)', () => {
   let server: RedisServer;
@@ -187,6 +193,55 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisJournal (real redis-server)', 
     expect((await j.claim(request({ createdBefore: 10_000 }))).map((r) => r.key)).toEqual(['old', 'y1', 'y2', 'y3']);
   });
 
+  it("lists the intents under an unexpired claim with the time left on Redis' clock, claiming none (leased)", async () => {
+    const j = new RedisJournal({ redis: connect(), prefix, ...PATIENT });
+    for (const [key, at] of [
+      ['k1', 100],
+      ['k2', 200],
+      ['k3', 300],
+      ['free', 400],
+      ['young', 50_000],
+    ] as const)
+      await j.record(intent(key, at));
+    await j.record(intent('elsewhere', 10, 'scope2'));
+    await j.claim(request({ createdBefore: 200, leaseMs: 3_600_000 }));
+    await j.claim(request({ createdBefore: 300, leaseMs: 60_000 }));
+    await j.claim(request({ createdBefore: 60_000, leaseMs: 60_000, limit: 2 }));
+    await new RedisJournal({ redis: connect(), prefix, ...PATIENT }).claim(request({ scope: 'scope2' }));
+    const all = await j.leased({ scope: 'scope1', createdBefore: 10_000, exceptKeys: [], limit: 10 });
+    // Soonest end first: k3 and free (60 s), then k1 and k2 (an hour); `young` is past createdBefore.
+    expect(all.total).toBe(4);
+    expect(all.leases.map((l) => l.key)).toEqual(sortedByEnd(all.leases));
+    expect(all.leases.map((l) => l.key).slice(2)).toEqual(['k1', 'k2']);
+    for (const l of all.leases) expect(l.endsInMs).toBeGreaterThan(0);
+    expect(all.leases.find((l) => l.key === 'k3')!.endsInMs).toBeLessThanOrEqual(60_000);
+    expect(all.leases.find((l) => l.key === 'k1')!.endsInMs).toBeGreaterThan(3_500_000);
+    expect(await j.leased({ scope: 'scope1', createdBefore: 10_000, exceptKeys: ['k3', 'free'], limit: 10 })).toMatchObject({
+      total: 2,
+      leases: [{ key: 'k1' }, { key: 'k2' }],
+    });
+    expect(await j.leased({ scope: 'scope1', createdBefore: 150, exceptKeys: [], limit: 10 })).toMatchObject({
+      total: 1,
+      leases: [{ key: 'k1' }],
+    });
+    expect((await j.leased({ scope: 'scope1', createdBefore: 10_000, exceptKeys: [], limit: 1 })).total).toBe(4);
+    // A claim whose end has passed holds nothing.
+    const [s, us] = await admin.time();
+    await admin.hset(`${prefix}:journal:{scope1}:claims`, 'k3', String(Number(s) * 1000 + Math.floor(Number(us) / 1000) - 1));
+    expect((await j.leased({ scope: 'scope1', createdBefore: 10_000, exceptKeys: [], limit: 10 })).leases.map((l) => l.key)).toEqual(
+      sortedByEnd(all.leases).filter((k) => k !== 'k3'),
+    );
+    expect((await j.claim(request({ createdBefore: 10_000 }))).map((r) => r.key)).toEqual(['k3']);
+  });
+
+  it("recover() inside another recoverer's lease reports the intent and when it can be claimed, then sends it once the lease ends", async () => {
+    const journal = new RedisJournal({ redis: connect(), prefix, ...PATIENT });
+    await recoverInsideLease(journal, async () => {
+      const claims = (await admin.keys(`${prefix}:journal:*:claims`))[0]!;
+      await admin.del(claims);
+    });
+  });
+
   it('shows its prefix and health only when inspected', () => {
     expect(inspect(new RedisJournal({ redis: connect(), prefix }))).toBe(`RedisJournal { prefix: '${prefix}', degraded: false }`);
   });
@@ -238,7 +293,12 @@ describe.skipIf(REDIS_SERVER === undefined)('RedisJournal (real redis-server)', 
       const stopped = await failure(client.recover({ minAgeMs: 0 }));
       expect(stopped).toBeInstanceOf(RecoveryInterruptedError);
       expect((stopped as RecoveryInterruptedError).cause).toBeInstanceOf(RedisStoreError);
-      expect((stopped as RecoveryInterruptedError).report).toEqual({ intents: [], unreadable: [], leftForLater: undefined });
+      expect((stopped as RecoveryInterruptedError).report).toEqual({
+        intents: [],
+        unreadable: [],
+        leftForLater: undefined,
+        leased: undefined,
+      });
       redis.disconnect();
     });
   });

@@ -44,7 +44,7 @@ describe('the first call of a fresh process', () => {
   ])('a tracer provider %s: the call and its token exchange are traced', async (_name, mode) => {
     const report = await firstCall(mode);
     expect(report.order).toBe('wdr_1');
-    expect(report.spans.map((s) => s.name).sort()).toEqual(['connect.token', 'withdrawals.create']);
+    expect(report.spans.map((s) => s.name).sort()).toEqual(['connect.token', 'member.withdrawals.create']);
     expect(sdkImports(report)).toHaveLength(1);
   });
 

@@ -38,9 +38,9 @@ describe('default telemetry and a provider registered late', () => {
       expect(spans.getFinishedSpans()).toEqual([]);
       // The API loads at the first call after registration, and that call waits for it.
       await client.member('ext-late-1').withdrawals.create(WITHDRAWAL);
-      expect(spans.getFinishedSpans().map((s) => s.name)).toEqual(['withdrawals.create']);
-      const span = spans.getFinishedSpans().find((s) => s.name === 'withdrawals.create');
-      expect(span?.attributes['merchant_stablecoin.endpoint']).toBe('withdrawals.create');
+      expect(spans.getFinishedSpans().map((s) => s.name)).toEqual(['member.withdrawals.create']);
+      const span = spans.getFinishedSpans().find((s) => s.name === 'member.withdrawals.create');
+      expect(span?.attributes['merchant_stablecoin.endpoint']).toBe('member.withdrawals.create');
     } finally {
       await client.close();
     }

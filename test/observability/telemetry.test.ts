@@ -81,17 +81,17 @@ const count = async (name: string, match: Record<string, unknown>): Promise<numb
 describe('a successful call', () => {
   it('is one CLIENT span named after the SDK method, with the call state as attributes, and a token exchange span of its own', async () => {
     server.on('POST', '/v1/withdrawals', { status: 201, body: ORDER });
-    const before = await count('calls', { endpoint: 'withdrawals.create', outcome: 'success' });
+    const before = await count('calls', { endpoint: 'member.withdrawals.create', outcome: 'success' });
     const { response } = await client.member(MEMBER).withdrawals.create(WITHDRAWAL).withResponse();
 
-    const [span] = byName('withdrawals.create');
+    const [span] = byName('member.withdrawals.create');
     expect(span).toBeDefined();
     expect(span!.kind).toBe(otel.SpanKind.CLIENT);
     expect(span!.attributes).toMatchObject({
       'http.request.method': 'POST',
       'url.template': '/v1/withdrawals',
       'http.response.status_code': 201,
-      'merchant_stablecoin.endpoint': 'withdrawals.create',
+      'merchant_stablecoin.endpoint': 'member.withdrawals.create',
       'merchant_stablecoin.idempotency_key': response.idempotencyKey,
       'merchant_stablecoin.request_id': response.requestId,
       'merchant_stablecoin.attempts': 1,
@@ -101,17 +101,17 @@ describe('a successful call', () => {
     expect(span!.status.code).toBe(otel.SpanStatusCode.UNSET);
     expect(eventsOf(span!)).toContain('attempt');
     expect(byName('connect.token')).toHaveLength(1);
-    expect(await count('calls', { endpoint: 'withdrawals.create', outcome: 'success' })).toBe(before + 1);
-    expect(await count('call.duration', { endpoint: 'withdrawals.create', outcome: 'success' })).toBeGreaterThanOrEqual(1);
+    expect(await count('calls', { endpoint: 'member.withdrawals.create', outcome: 'success' })).toBe(before + 1);
+    expect(await count('call.duration', { endpoint: 'member.withdrawals.create', outcome: 'success' })).toBeGreaterThanOrEqual(1);
     expect(await count('token.exchanges', { outcome: 'success' })).toBeGreaterThanOrEqual(1);
   });
 
   it('log lines carry the span fields, and nothing undefined', async () => {
     server.on('POST', '/v1/withdrawals', { status: 201, body: ORDER });
     const { response } = await client.member(MEMBER).withdrawals.create(WITHDRAWAL).withResponse();
-    const line = logs.find((l) => l.message === 'call succeeded' && l.fields?.['endpoint'] === 'withdrawals.create');
+    const line = logs.find((l) => l.message === 'call succeeded' && l.fields?.['endpoint'] === 'member.withdrawals.create');
     expect(line?.fields).toMatchObject({
-      endpoint: 'withdrawals.create',
+      endpoint: 'member.withdrawals.create',
       method: 'POST',
       route: '/v1/withdrawals',
       status: 201,
@@ -132,7 +132,7 @@ describe('the token exchange a call causes', () => {
   it("is traced as that call's child, with no application span around it", async () => {
     server.on('POST', '/v1/withdrawals', { status: 201, body: ORDER });
     await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
-    const [call] = byName('withdrawals.create');
+    const [call] = byName('member.withdrawals.create');
     const [exchange] = byName('connect.token');
     // The call is a root span; the exchange it waited for is its child in the same trace.
     expect(call!.parentSpanContext).toBeUndefined();
@@ -144,7 +144,7 @@ describe('the token exchange a call causes', () => {
     server.on('POST', '/v1/withdrawals', { status: 201, body: ORDER });
     await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
     await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
-    const calls = byName('withdrawals.create');
+    const calls = byName('member.withdrawals.create');
     const exchanges = byName('connect.token');
     expect(calls).toHaveLength(2);
     expect(exchanges).toHaveLength(1);
@@ -157,9 +157,9 @@ describe('the token exchange a call causes', () => {
 describe('a retried call', () => {
   it('has an event per attempt and a retry event with its class and wait; the retries counter moves', async () => {
     server.on('POST', '/v1/withdrawals', [apiError(502, 'upstream_error'), { status: 201, body: ORDER }]);
-    const before = await count('retries', { endpoint: 'withdrawals.create', retry_class: 'same_key' });
+    const before = await count('retries', { endpoint: 'member.withdrawals.create', retry_class: 'same_key' });
     await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
-    const [span] = byName('withdrawals.create');
+    const [span] = byName('member.withdrawals.create');
     expect(eventsOf(span!)).toEqual(['attempt', 'retry', 'attempt']);
     const retry = span!.events.find((e) => e.name === 'retry')!;
     expect(retry.attributes).toMatchObject({ attempt: 1, reason: 'upstream_error', 'merchant_stablecoin.retry_class': 'same_key' });
@@ -170,7 +170,7 @@ describe('a retried call', () => {
       'merchant_stablecoin.error.code': 'upstream_error',
     });
     expect(attr(span!, 'attempts')).toBe(2);
-    expect(await count('retries', { endpoint: 'withdrawals.create', retry_class: 'same_key' })).toBe(before + 1);
+    expect(await count('retries', { endpoint: 'member.withdrawals.create', retry_class: 'same_key' })).toBe(before + 1);
   });
 });
 
@@ -180,7 +180,7 @@ describe('each failed attempt says whether it may have reached the service', () 
     await client.close();
     client = traced({ maxRetries: 3, maxResponseBytes: 400 });
     await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
-    const [span] = byName('withdrawals.create');
+    const [span] = byName('member.withdrawals.create');
     const failed = span!.events.filter((e) => e.name === 'attempt' && e.attributes!['sent'] !== undefined);
     expect(failed.map((e) => e.attributes!['sent'])).toEqual([true, true]);
 
@@ -220,7 +220,7 @@ describe('a 429 on a call that gives up', () => {
     ]);
     const before = await count('rate_limit.pauses', { bucket: 'orders' });
     for (let i = 0; i < 4; i++) await expect(client.member(MEMBER).withdrawals.create(WITHDRAWAL)).rejects.toThrow();
-    const pauses = byName('withdrawals.create').map((s) => s.events.filter((e) => e.name === 'rate_limit.pause').length);
+    const pauses = byName('member.withdrawals.create').map((s) => s.events.filter((e) => e.name === 'rate_limit.pause').length);
     expect(pauses).toEqual([1, 1, 0, 1]);
     expect(await count('rate_limit.pauses', { bucket: 'orders' })).toBe(before + 3);
   });
@@ -234,7 +234,7 @@ describe('a 429 pause', () => {
     ]);
     const before = await count('rate_limit.pauses', { bucket: 'orders' });
     await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
-    const [span] = byName('withdrawals.create');
+    const [span] = byName('member.withdrawals.create');
     expect(eventsOf(span!)).toContain('rate_limit.pause');
     // Exactly these: a call without a sub-limit names none.
     expect(span!.events.find((e) => e.name === 'rate_limit.pause')!.attributes).toEqual({ bucket: 'orders', pause_ms: 0 });
@@ -272,7 +272,7 @@ describe('a 429 pause', () => {
     } finally {
       vi.useRealTimers();
     }
-    const quotes = byName('qrpay.quote');
+    const quotes = byName('member.qrpay.quote');
     const waits = quotes.map((s) => s.events.filter((e) => e.name === 'rate_limit.wait').length);
     expect(waits).toEqual([0, 1, 0]);
     // The pause names the sub-limit (never the member); the wait says how long it took, on the monotonic clock.
@@ -312,7 +312,7 @@ describe('a token renewal', () => {
   it('is a token.renew event on the call, and a second token exchange span', async () => {
     server.on('POST', '/v1/withdrawals', [apiError(401, 'invalid_token'), { status: 201, body: ORDER }]);
     await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
-    const [span] = byName('withdrawals.create');
+    const [span] = byName('member.withdrawals.create');
     expect(eventsOf(span!)).toEqual(['attempt', 'token.renew', 'attempt']);
     expect(span!.events.find((e) => e.name === 'token.renew')!.attributes).toEqual({ attempt: 1, reason: 'invalid_token' });
     expect(byName('connect.token')).toHaveLength(2);
@@ -330,7 +330,7 @@ describe('a clock correction', () => {
       { status: 201, body: ORDER },
     ]);
     await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
-    const [span] = byName('withdrawals.create');
+    const [span] = byName('member.withdrawals.create');
     expect(eventsOf(span!)).toEqual(['attempt', 'clock.correct', 'attempt']);
     const correction = span!.events.find((e) => e.name === 'clock.correct')!.attributes!;
     expect(Object.keys(correction).sort()).toEqual(['attempt', 'offset_ms']);
@@ -348,8 +348,8 @@ describe('a replayed result', () => {
     ]);
     await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
     await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
-    expect(byName('withdrawals.create').map((s) => attr(s, 'replayed'))).toEqual([false, true]);
-    const lines = logs.filter((l) => l.message === 'call succeeded' && l.fields?.['endpoint'] === 'withdrawals.create');
+    expect(byName('member.withdrawals.create').map((s) => attr(s, 'replayed'))).toEqual([false, true]);
+    const lines = logs.filter((l) => l.message === 'call succeeded' && l.fields?.['endpoint'] === 'member.withdrawals.create');
     expect(lines.map((l) => l.fields?.['replayed'])).toEqual([false, true]);
   });
 });
@@ -360,7 +360,7 @@ describe('waits and durations', () => {
     const t0 = performance.now();
     await client.member(MEMBER).withdrawals.create(WITHDRAWAL);
     const elapsed = Math.ceil(performance.now() - t0);
-    const [span] = byName('withdrawals.create');
+    const [span] = byName('member.withdrawals.create');
     const measured = span!.events.flatMap((e) =>
       ['waited_ms', 'duration_ms']
         .filter((k) => e.attributes?.[k] !== undefined)
@@ -368,7 +368,7 @@ describe('waits and durations', () => {
     );
     expect(measured.map((m) => m.event)).toEqual(['token.wait', 'attempt']);
     expect(span!.events.find((e) => e.name === 'token.wait')!.attributes).toEqual({ attempt: 1, waited_ms: expect.any(Number) });
-    const line = logs.find((l) => l.message === 'call succeeded' && l.fields?.['endpoint'] === 'withdrawals.create')!;
+    const line = logs.find((l) => l.message === 'call succeeded' && l.fields?.['endpoint'] === 'member.withdrawals.create')!;
     for (const value of [...measured.map((m) => m.value), line.fields!['durationMs'] as number]) {
       expect(value).toBeGreaterThanOrEqual(0);
       expect(value).toBeLessThanOrEqual(elapsed);
@@ -392,7 +392,7 @@ describe("a 429 body's retry_after, when no Retry-After header came", () => {
     await client.close();
     client = traced({ maxRetries: 0 });
     await expect(client.member(MEMBER).withdrawals.create(WITHDRAWAL)).rejects.toMatchObject({ code: 'rate_limited' });
-    const [span] = byName('withdrawals.create');
+    const [span] = byName('member.withdrawals.create');
     const pause = span!.events.find((e) => e.name === 'rate_limit.pause');
     expect(pause?.attributes?.['pause_ms']).toBe(pauseMs);
   });
@@ -405,7 +405,7 @@ describe('a failure after a possible execution', () => {
       .member(MEMBER)
       .withdrawals.create(WITHDRAWAL)
       .catch((e: unknown) => e as { idempotencyKey: string });
-    const [span] = byName('withdrawals.create');
+    const [span] = byName('member.withdrawals.create');
     expect(span!.status).toMatchObject({ code: otel.SpanStatusCode.ERROR, message: 'upstream_timeout' });
     expect(span!.attributes).toMatchObject({
       'error.type': 'upstream_timeout',
@@ -415,10 +415,10 @@ describe('a failure after a possible execution', () => {
       'merchant_stablecoin.attempts': 3,
       'merchant_stablecoin.idempotency_key': err.idempotencyKey,
     });
-    expect(await count('calls', { endpoint: 'withdrawals.create', outcome: 'upstream_timeout' })).toBeGreaterThanOrEqual(1);
+    expect(await count('calls', { endpoint: 'member.withdrawals.create', outcome: 'upstream_timeout' })).toBeGreaterThanOrEqual(1);
     const line = logs.find((l) => l.message === 'call failed');
     expect(line?.fields).toMatchObject({
-      endpoint: 'withdrawals.create',
+      endpoint: 'member.withdrawals.create',
       code: 'upstream_timeout',
       retryClass: 'same_key',
       sent: 'yes',
@@ -434,7 +434,7 @@ describe('a failure after a possible execution', () => {
       .withdrawals.create(WITHDRAWAL)
       .catch(() => undefined);
     await c.close();
-    const span = byName('withdrawals.create').at(-1)!;
+    const span = byName('member.withdrawals.create').at(-1)!;
     expect(span.attributes).toMatchObject({ 'error.type': 'TimeoutError', 'merchant_stablecoin.call.sent': 'maybe' });
     expect(span.status.code).toBe(otel.SpanStatusCode.ERROR);
   });
@@ -477,14 +477,14 @@ describe('a span nobody records', () => {
     };
     const api = { ...otel, trace: { ...otel.trace, getTracer: () => ({ startSpan: () => unrecorded }) } };
     const quiet = traced({ telemetry: { api } });
-    const before = await count('calls', { endpoint: 'withdrawals.create', outcome: 'success' });
-    const retriesBefore = await count('retries', { endpoint: 'withdrawals.create', retry_class: 'same_key' });
+    const before = await count('calls', { endpoint: 'member.withdrawals.create', outcome: 'success' });
+    const retriesBefore = await count('retries', { endpoint: 'member.withdrawals.create', retry_class: 'same_key' });
     await quiet.member(MEMBER).withdrawals.create(WITHDRAWAL);
     await quiet.close();
     expect(touched).toEqual([]);
     expect(ended).toBe(2); // the token exchange and the call
-    expect(await count('calls', { endpoint: 'withdrawals.create', outcome: 'success' })).toBe(before + 1);
-    expect(await count('retries', { endpoint: 'withdrawals.create', retry_class: 'same_key' })).toBe(retriesBefore + 1);
+    expect(await count('calls', { endpoint: 'member.withdrawals.create', outcome: 'success' })).toBe(before + 1);
+    expect(await count('retries', { endpoint: 'member.withdrawals.create', retry_class: 'same_key' })).toBe(retriesBefore + 1);
     expect(server.calls().filter((c) => c.url === '/v1/withdrawals')).toHaveLength(2);
   });
 });

@@ -21,6 +21,7 @@ import { failure, wireClient } from '../helpers/client.js';
 import { WITHDRAWAL } from '../helpers/wire-server.js';
 import { startLedger, type Ledger } from '../journal/helpers/ledger.js';
 import { startTcpProxy } from '../journal/helpers/tcp-proxy.js';
+import { recoverInsideLease } from '../journal/helpers/inside-lease.js';
 import { POSTGRES_AVAILABLE, poolOf, startPostgres, type PostgresServer } from './helpers/postgres-server.js';
 import { makeJournalTable } from './helpers/tables.js';
 
@@ -214,6 +215,51 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgresJournal (real PostgreSQL)', () => 
     expect((missing as Error).message).toMatch(/ensureSchema/);
     for (const bad of ['a;b', 'x"y', 'a.b.c', '1abc', '', 'a'.repeat(64)])
       expect(() => new PostgresJournal({ pool: pool(), table: bad })).toThrow(/table/);
+  });
+
+  it("lists the intents under an unexpired claim with the time left on the database's clock, claiming none (leased)", async () => {
+    const j = new PostgresJournal({ pool: pool(), table, ...PATIENT });
+    for (const [key, at] of [
+      ['k1', 100],
+      ['k2', 200],
+      ['k3', 300],
+      ['free', 400],
+    ] as const)
+      await j.record(intent(key, at));
+    await j.record(intent('elsewhere', 10, 'scope2'));
+    await j.claim(request({ createdBefore: 200, leaseMs: 3_600_000 }));
+    await j.claim(request({ createdBefore: 300, leaseMs: 60_000 }));
+    await j.claim(request({ scope: 'scope2' }));
+    const all = await j.leased({ scope: 'scope1', createdBefore: 10_000, exceptKeys: [], limit: 10 });
+    // Soonest end first: k3 (60 s), then k1 and k2 (an hour); `free` is not claimed.
+    expect(all.leases.map((l) => l.key)).toEqual(['k3', 'k1', 'k2']);
+    expect(all.total).toBe(3);
+    for (const l of all.leases) expect(l.endsInMs).toBeGreaterThan(0);
+    expect(all.leases[0]!.endsInMs).toBeLessThanOrEqual(60_000);
+    expect(all.leases[1]!.endsInMs).toBeGreaterThan(3_500_000);
+    expect(await j.leased({ scope: 'scope1', createdBefore: 10_000, exceptKeys: ['k3'], limit: 10 })).toMatchObject({
+      total: 2,
+      leases: [{ key: 'k1' }, { key: 'k2' }],
+    });
+    expect(await j.leased({ scope: 'scope1', createdBefore: 150, exceptKeys: [], limit: 10 })).toMatchObject({
+      total: 1,
+      leases: [{ key: 'k1' }],
+    });
+    expect(await j.leased({ scope: 'scope1', createdBefore: 10_000, exceptKeys: [], limit: 0 })).toEqual({ total: 3, leases: [] });
+    // A claim whose end has passed holds nothing.
+    await admin.query(`UPDATE ${table} SET claimed_until = clock_timestamp() - interval '1 ms' WHERE key = 'k3'`);
+    expect(await j.leased({ scope: 'scope1', createdBefore: 10_000, exceptKeys: [], limit: 10 })).toMatchObject({
+      total: 2,
+      leases: [{ key: 'k1' }, { key: 'k2' }],
+    });
+    expect((await j.claim(request({ createdBefore: 10_000 }))).map((r) => r.key)).toEqual(['k3', 'free']);
+  });
+
+  it("recover() inside another recoverer's lease reports the intent and when it can be claimed, then sends it once the lease ends", async () => {
+    const journal = new PostgresJournal({ pool: pool(), table, ...PATIENT });
+    await recoverInsideLease(journal, async () => {
+      await admin.query(`UPDATE ${table} SET claimed_until = clock_timestamp() - interval '1 ms'`);
+    });
   });
 
   it('shows its table and health only when inspected', () => {

@@ -12,7 +12,7 @@ import { buildQuery, fillPath } from './url.js';
 
 /** One call, prepared once: the exact path and body bytes that every attempt signs and sends. */
 export interface PreparedCall {
-  /** The SDK method, e.g. `withdrawals.create` (what traces and logs call it). */
+  /** The endpoint's id, e.g. `member.withdrawals.create` (what traces, logs, metrics and journal rows call it). */
   readonly name: string;
   /** The route template, e.g. `/v1/withdrawals/{id}/confirm`. */
   readonly route: string;
@@ -144,8 +144,8 @@ export function prepareCall(endpoint: EndpointDescriptor<unknown>, args: CallArg
   checkExtraHeaders(options?.headers);
   const idempotencyKey = keyOf(endpoint, options?.idempotencyKey);
   return {
-    // Member-scoped methods hang off the member view; the trace names the namespace and method.
-    name: endpoint.id.startsWith('member.') ? endpoint.id.slice('member.'.length) : endpoint.id,
+    // The endpoint's one name, as its journal rows hold it: a search of logs, spans and rows finds all three.
+    name: endpoint.id,
     route: endpoint.path,
     method: endpoint.method,
     path: basePath + filled,

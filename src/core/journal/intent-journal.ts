@@ -14,7 +14,10 @@ export interface JournalIntent {
    * its own scope, so a sandbox intent is never sent to production, nor one merchant's to another.
    */
   readonly scope: string;
-  /** The SDK endpoint, e.g. `member.withdrawals.create`. */
+  /**
+   * The SDK endpoint's id, e.g. `member.withdrawals.create`: the name its log lines, spans and
+   * metrics carry too. Recovery also reads a row naming it without `member.` (`withdrawals.create`).
+   */
   readonly endpoint: string;
   /** HTTP method, e.g. `POST`. */
   readonly method: string;
@@ -95,6 +98,37 @@ export interface JournalOpenAfter {
   readonly intents: readonly JournalIntent[];
 }
 
+/** What {@link IntentJournal.leased} asks for. */
+export interface JournalLeasedRequest {
+  /** Only intents of this scope. */
+  readonly scope: string;
+  /** Only intents recorded at or before this time (Unix ms): those `claim` would take but for their lease. */
+  readonly createdBefore: number;
+  /** Leave these keys out: the intents the asking recovery claimed itself. */
+  readonly exceptKeys: readonly string[];
+  /** Return at most this many of them (those whose lease ends first); `total` counts them all. */
+  readonly limit: number;
+}
+
+/** One intent under an unexpired claim, as {@link IntentJournal.leased} lists it. */
+export interface JournalLease {
+  /** Its idempotency key. */
+  readonly key: string;
+  /**
+   * How long (ms) until its lease ends, counted on the clock that set the lease (the journal's:
+   * Redis' `TIME`, PostgreSQL's `clock_timestamp()`), so no host's clock skews it.
+   */
+  readonly endsInMs: number;
+}
+
+/** What {@link IntentJournal.leased} found. */
+export interface JournalLeased {
+  /** How many open intents of the scope, recorded at or before the time asked for, are under an unexpired claim. */
+  readonly total: number;
+  /** Those whose lease ends first, at most `limit`, soonest first. */
+  readonly leases: readonly JournalLease[];
+}
+
 /**
  * Where the SDK writes money-moving calls ahead of sending them (`new MerchantClient({ journal })`),
  * so that `client.recover()` in a new process can finish what a dead one started.
@@ -119,6 +153,10 @@ export interface JournalOpenAfter {
  *   never allowed to hide the records behind it.
  * - `openAfter` (optional) lists open intents younger than a time without claiming them:
  *   `recover()` reports what it left for later with it.
+ * - `leased` (optional) lists the open intents `claim` passed over because another claim's lease
+ *   has not ended, with how long each lease has left, claiming none: `recover()` reports what it
+ *   left to another recoverer with it. A journal without it keeps working; the report then says
+ *   nothing of them.
  */
 export interface IntentJournal {
   /** Stores an open intent, durably, before the call is sent. */
@@ -129,6 +167,8 @@ export interface IntentJournal {
   claim(request: JournalClaimRequest): Promise<readonly ClaimedRecord[]>;
   /** Lists open intents recorded after a time, without claiming them (optional; see the contract). */
   openAfter?(request: JournalOpenAfterRequest): Promise<JournalOpenAfter>;
+  /** Lists open intents under an unexpired claim, without claiming them (optional; see the contract). */
+  leased?(request: JournalLeasedRequest): Promise<JournalLeased>;
 }
 
 interface Entry {
@@ -177,6 +217,18 @@ export class MemoryJournal implements IntentJournal {
   openAfter(request: JournalOpenAfterRequest): Promise<JournalOpenAfter> {
     const young = this.open().filter((i) => i.scope === request.scope && i.createdAt > request.createdAfter);
     return Promise.resolve({ total: young.length, intents: young.slice(0, request.limit) });
+  }
+
+  /** Lists open intents of the scope under an unexpired claim, soonest lease end first, without claiming them. */
+  leased(request: JournalLeasedRequest): Promise<JournalLeased> {
+    const now = performance.now();
+    const except = new Set(request.exceptKeys);
+    const leases = [...this.#entries.values()]
+      .filter((e) => e.intent.scope === request.scope && e.intent.createdAt <= request.createdBefore && e.claimedUntil > now)
+      .filter((e) => !except.has(e.intent.key))
+      .map((e) => ({ key: e.intent.key, endsInMs: Math.ceil(e.claimedUntil - now) }))
+      .sort((a, b) => a.endsInMs - b.endsInMs || a.key.localeCompare(b.key));
+    return Promise.resolve({ total: leases.length, leases: leases.slice(0, request.limit) });
   }
 
   /** The open intents, oldest first (for tests and inspection). */

@@ -1,19 +1,14 @@
 import type { EndpointDescriptor } from '../../facts/endpoint.js';
-import { ENDPOINTS } from '../../facts/endpoints.js';
 import type { PreparedCall } from '../call/call.js';
 import { nonNegativeInt, positiveInt } from '../errors/setting-checks.js';
 import { InvalidArgumentError } from '../errors/errors.js';
 import { readIntent, type ClaimedRecord, type JournalIntent, type UnreadableJournalRecord } from './intent-journal.js';
 import { fieldsOf, wallClockNow, type JournalHook } from './hook.js';
-import {
-  RecoveryInterruptedError,
-  type IntentsLeftForLater,
-  type RecoveredIntent,
-  type RecoverOptions,
-  type RecoveryReport,
-} from './report.js';
+import { RecoveryInterruptedError, type RecoveredIntent, type RecoverOptions, type RecoveryReport } from './report.js';
 import { neverResent, storedUnderKey, templateMismatch } from './rules.js';
 import { checkFor, preparedOf, withParams } from './resend.js';
+import { endpointNamed, underOneName } from './endpoint-names.js';
+import { leased, leftForLater, type Accounting } from './left-open.js';
 import { log, type Logger } from '../telemetry/logger.js';
 import { printable } from '../text.js';
 import type { WithResponse } from '../types.js';
@@ -29,8 +24,6 @@ export interface RecoveryDeps {
 
 /** The spec's idempotency window (Limits > Other constants): 24 hours. */
 const WINDOW_MS = 24 * 60 * 60 * 1000;
-/** How many keys of the young intents the report names. */
-const YOUNG_KEYS = 20;
 
 /** One recovery's settings and scope. */
 interface Run {
@@ -83,7 +76,19 @@ export async function recoverIntents(deps: RecoveryDeps, options: RecoverOptions
     seen.add(identity(record));
     await handle(run, record);
   }
-  return { intents: run.intents, unreadable: run.unreadable, leftForLater: await leftForLater(run, cutoff) };
+  return accounted(run, cutoff);
+}
+
+/** The report: what this recovery handled, and every open intent it left without handling. */
+async function accounted(run: Run, cutoff: number): Promise<RecoveryReport> {
+  const a: Accounting = { journal: run.deps.hook.journal, scope: run.scope, logger: run.deps.logger, minAgeMs: run.minAgeMs };
+  const own = [...run.intents.filter((r) => !r.settled).map((r) => r.intent.key), ...run.unreadable.flatMap((u) => u.key ?? [])];
+  return {
+    intents: run.intents,
+    unreadable: run.unreadable,
+    leftForLater: await leftForLater(a, cutoff),
+    leased: await leased(a, cutoff, own),
+  };
 }
 
 /** The next claimable record, or undefined when there is none; a journal failure ends the recovery with what it did. */
@@ -101,7 +106,8 @@ async function claimOne(run: Run, cutoff: number): Promise<ClaimedRecord | undef
 async function handle(run: Run, record: ClaimedRecord): Promise<void> {
   const intent = readIntent(record);
   if (typeof intent === 'string' || 'unreadable' in record) setAside(run, record, intent);
-  else run.intents.push(await recoverOne(run, intent));
+  // A row written under the endpoint's former name is recovered, and logged, under its one name.
+  else run.intents.push(await recoverOne(run, underOneName(intent)));
 }
 
 /** What tells one claimed record from another. */
@@ -166,7 +172,7 @@ async function handedOver(run: Run, entry: RecoveredIntent): Promise<boolean> {
 
 /** What to do with one intent: resend it, or report it for a check; and whether that settles it. */
 async function judge(run: Run, intent: JournalIntent, claimedAt: number): Promise<Verdict> {
-  const endpoint = ENDPOINTS.find((e) => e.id === intent.endpoint);
+  const endpoint = endpointNamed(intent.endpoint);
   const reclaimableAt = undefined;
   const why =
     endpoint === undefined
@@ -215,35 +221,9 @@ function logOutcome(logger: Logger | undefined, entry: RecoveredIntent, settles:
   });
 }
 
-/** The young intents left alone, with an `info` line; undefined when the journal cannot list them. */
-async function leftForLater(run: Run, cutoff: number): Promise<IntentsLeftForLater | undefined> {
-  const journal = run.deps.hook.journal;
-  if (typeof journal.openAfter !== 'function') return undefined;
-  let found;
-  try {
-    found = await journal.openAfter({ scope: run.scope, createdAfter: cutoff, limit: YOUNG_KEYS });
-  } catch {
-    log(run.deps.logger, 'warn', 'recovery: the journal could not list the intents younger than minAgeMs; the report says nothing of them');
-    return undefined;
-  }
-  const oldest = found.intents[0];
-  const report = {
-    count: found.total,
-    keys: found.intents.map((i) => i.key),
-    eligibleAt: oldest === undefined ? cutoff + run.minAgeMs : oldest.createdAt + run.minAgeMs,
-  };
-  if (report.count > 0)
-    log(run.deps.logger, 'info', `recovery: ${report.count} open intent(s) younger than minAgeMs left for a later recover()`, {
-      minAgeMs: run.minAgeMs,
-      keys: report.keys.join(' '),
-      eligibleAt: new Date(report.eligibleAt).toISOString(),
-    });
-  return report;
-}
-
 /** The error that ends a recovery whose journal failed: every outcome so far, in the error and at `warn`. */
 function interrupted(run: Run, cause: unknown): RecoveryInterruptedError {
-  const report: RecoveryReport = { intents: [...run.intents], unreadable: [...run.unreadable], leftForLater: undefined };
+  const report: RecoveryReport = { intents: [...run.intents], unreadable: [...run.unreadable], leftForLater: undefined, leased: undefined };
   const done = run.intents.map((r) => {
     const id = (r as { result?: { id?: unknown } }).result?.id;
     return `${r.intent.key} ${r.outcome}${typeof id === 'string' ? ` ${printable(id)}` : ''}${r.settled ? '' : ' (open)'}`;

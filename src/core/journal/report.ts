@@ -11,8 +11,9 @@ export interface RecoverOptions {
    * in the journal, its waits and its attempts all fit in it: docs/going-to-production.md, "The
    * deadline of a call"). Keep `minAgeMs` above the longest deadline your calls are given (per-call
    * `timeoutMs` and `maxRetries` included), plus the largest difference between your hosts' wall
-   * clocks (`createdAt` is the recording host's). Pass 0 when no other instance can be sending,
-   * e.g. a single instance at start-up. The report's `leftForLater` says what this left alone.
+   * clocks (`createdAt` is the recording host's). Pass 0 only when nothing can be sending: no
+   * other instance, and no call of this process yet. A recovery run in the background beside live
+   * calls keeps the default. The report's `leftForLater` says what this left alone.
    */
   readonly minAgeMs?: number;
   /**
@@ -46,7 +47,10 @@ export interface RecoverOptions {
 
 /** Fields every recovered intent has. */
 export interface RecoveredIntentBase {
-  /** The intent as the journal held it. */
+  /**
+   * The intent as the journal held it; a row written under an endpoint's former name
+   * (`withdrawals.create`) shows its one name (`member.withdrawals.create`).
+   */
   readonly intent: JournalIntent;
   /** Whether the intent was settled (removed from the journal). When false it stays open. */
   readonly settled: boolean;
@@ -115,6 +119,31 @@ export interface IntentsLeftForLater {
   readonly eligibleAt: number;
 }
 
+/** One open intent `recover()` left because another recoverer's claim on it has not ended. */
+export interface IntentUnderLease {
+  /** Its idempotency key. */
+  readonly key: string;
+  /**
+   * From when (Unix ms, this host's clock) a `recover()` may claim it: now plus what the journal
+   * says is left of the lease on its own clock (so a skew between hosts does not move it).
+   */
+  readonly reclaimableAt: number;
+}
+
+/**
+ * The open intents `recover()` left because another recoverer holds them (its lease, `leaseMs`,
+ * has not ended): a restart inside that lease sees them here, not in `intents`. The recoverer
+ * holding them finishes them, or, when it died, the first `recover()` after their lease ends.
+ */
+export interface IntentsUnderLease {
+  /** How many. */
+  readonly count: number;
+  /** Those whose lease ends first (at most 20), soonest first. */
+  readonly intents: readonly IntentUnderLease[];
+  /** When (Unix ms, this host's clock) the first of them can be claimed again; undefined when `count` is 0. */
+  readonly reclaimableAt: number | undefined;
+}
+
 /** What `client.recover()` found and did. */
 export interface RecoveryReport {
   /** One entry per intent claimed, in the order they were handled (oldest first). */
@@ -130,6 +159,13 @@ export interface RecoveryReport {
    * `count` 0 when there are none.
    */
   readonly leftForLater: IntentsLeftForLater | undefined;
+  /**
+   * Open intents old enough for recovery that another recoverer had claimed and still holds (a
+   * recovery running elsewhere, or one that died inside its lease), left to it. `undefined` when
+   * the journal cannot list them (it has no `leased`) or listing failed; `count` 0 when there are
+   * none. Intents this recovery left open itself are in `intents`, with their `reclaimableAt`.
+   */
+  readonly leased: IntentsUnderLease | undefined;
 }
 
 /**

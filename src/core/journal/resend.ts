@@ -18,9 +18,8 @@ export function preparedOf(
   const filled = intent.path.startsWith(basePath) ? intent.path.slice(basePath.length) : intent.path;
   const member = intent.member ?? undefined;
   return {
-    // The span and log lines of a resend say it is one.
-    // (`member.` only ever starts an endpoint id.)
-    name: `recover ${endpoint.id.replace('member.', '')}`,
+    // The span and log lines of a resend say it is one, under the endpoint's one name.
+    name: `recover ${endpoint.id}`,
     route: endpoint.path,
     method: intent.method,
     path: intent.path,

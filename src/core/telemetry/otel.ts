@@ -16,7 +16,7 @@ const SPAN_KIND_CLIENT = 2;
 const STATUS_ERROR = 2;
 
 /**
- * Telemetry over `@opentelemetry/api`: one CLIENT span per call named after the SDK method, with
+ * Telemetry over `@opentelemetry/api`: one CLIENT span per call named after its endpoint id, with
  * the call's state as attributes and its attempts, waits and repairs as events; and counters and
  * a duration histogram. Never a member id, a secret or a body.
  */

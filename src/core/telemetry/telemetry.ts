@@ -2,7 +2,7 @@ import type { CallState } from '../errors/call-state.js';
 
 /** What a trace says about one call when it starts. */
 export interface CallStart {
-  /** The SDK method, e.g. `withdrawals.create` (the span name). */
+  /** The endpoint's id, e.g. `member.withdrawals.create` (the span name; `recover member.withdrawals.create` for a resend). */
   readonly name: string;
   readonly method: string;
   /** The route template, e.g. `/v1/withdrawals/{id}/confirm` (never the filled path: it holds ids). */
