@@ -28,7 +28,7 @@ function distance(a: string, b: string): number {
  * nearest by edit distance (case ignored) when that distance is at most a third of the name
  * (two at least: `maxRetry` finds `maxRetries`); `undefined` when none is that near.
  */
-export function nearestName(key: string, known: readonly string[]): string | undefined {
+function nearestName(key: string, known: readonly string[]): string | undefined {
   if (key.length > MAX_KEY) return undefined;
   const lower = key.toLowerCase();
   let best: string | undefined;
