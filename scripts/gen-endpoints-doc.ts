@@ -63,7 +63,7 @@ export function renderEndpointsDoc(): string {
     '',
     `## Referenced by name only (${NAME_ONLY_ENDPOINTS.length})`,
     '',
-    "\\* The spec does not show these; member scope, idempotency and fund movement of writes are the SDK's assumptions, explained in the TSDoc of each method and in `src/facts/endpoints.ts`.",
+    "\\* The spec does not show these; member scope, idempotency and fund movement of writes are the SDK's assumptions, explained in the TSDoc of each method and in [`src/facts/endpoints.ts`](../README.md#repository-files).",
     '',
     HEADER,
     ...NAME_ONLY_ENDPOINTS.map((e) => row(e, true)),

@@ -25,6 +25,8 @@ export {
   CallInterruptedError,
   OutcomeUnknownError,
   InvalidArgumentError,
+  hasCallState,
+  type CallEndingError,
   type ResponseIssue,
 } from './core/errors/errors.js';
 export { ApiError, isApiError } from './core/errors/api-error.js';
@@ -71,6 +73,7 @@ export {
   type IntentsUnderLease,
   type IntentUnderLease,
 } from './core/journal/report.js';
+export { resentWithdrawalOrder } from './core/journal/resent-order.js';
 export type { RequestLimiter } from './core/limits/limiter.js';
 export type { FetchFunction } from './core/transport/fetch.js';
 export type { UndiciDispatcher } from './core/transport/dispatcher.js';
@@ -179,6 +182,6 @@ export type {
   ReportDetail,
   FaucetCredit,
 } from './schemas/index.js';
-export { isSlippageAction, isSupplementAction, isUnknownAction, isLooseObject } from './schemas/index.js';
+export { isSlippageAction, isSupplementAction, isUnknownAction, isLooseObject, looseFields } from './schemas/index.js';
 export { MemoryRateLimiter, type MemoryRateLimiterOptions, type BucketUsage } from './core/limits/rate-limiter.js';
 export { systemClock, type Clock } from './core/time/clock.js';

@@ -37,7 +37,7 @@ export interface PostgresEventStoreOptions<C extends PostgresClientLike = Postgr
  *   by the time it has left, then 409), then finds it committed (duplicate, 200) or rolled back
  *   (processes it).
  * - While PostgreSQL cannot answer, the delivery is answered 503 and nothing is processed.
- * - The plain {@link EventStore} methods (`claim`, `complete`, `release`) work too, for a store
+ * - The plain {@link webhooks!EventStore | EventStore} methods (`claim`, `complete`, `release`) work too, for a store
  *   used without the receiver: a claim is a row `in_progress` with a lease on the database's clock.
  *
  * @example

@@ -20,7 +20,7 @@ export interface RedisRateLimiterOptions extends RedisStoreOptions {
    * sharing a Redis must pass different ones. Only a digest of it appears in key names.
    * Default `'default'`.
    */
-  readonly account?: string;
+  readonly account?: string | undefined;
   /** Requests per window per bucket; defaults are the spec's (deposits 60, members_write 300, orders 120, reads 1200). */
   readonly quotas?: Partial<Record<RateLimitBucket, number>>;
   /** Length of the sliding window in ms (default 60 000: the quotas are per minute). */

@@ -128,6 +128,15 @@ export function isLooseObject<T extends object>(value: Loose<T>): value is T {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The fields of a loosely typed answer without a guard at each use: the answer itself when it is
+ * a JSON object, else an empty object. Every field is optional, as the service may leave out any
+ * field the spec does not show: `looseFields(await member.cards.topUp(id, body)).status`.
+ */
+export function looseFields<T extends object>(value: Loose<T>): Partial<T> {
+  return isLooseObject(value) ? value : {};
+}
+
 /** A loosely typed single result: its object form, or any other JSON value. */
 export const looseValueSchema = loose(looseResultSchema);
 

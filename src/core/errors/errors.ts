@@ -234,3 +234,19 @@ export class InvalidArgumentError extends MerchantSdkError {
     this.argument = argument;
   }
 }
+
+/** An SDK error that ended a call: a {@link MerchantSdkError} whose `call` is always there. */
+export type CallEndingError = MerchantSdkError & {
+  /** The state of the call this error ended. */
+  readonly call: CallState;
+};
+
+/**
+ * Whether `err` is an SDK error that ended a call, narrowed so that `err.call` needs no check:
+ * `if (hasCallState(err) && err.call.sent !== 'no')`. Every error a client call rejects with carries
+ * its call's state; errors raised outside a call (a constructor's bad option, a webhook's bad
+ * signature) do not.
+ */
+export function hasCallState(err: unknown): err is CallEndingError {
+  return err instanceof MerchantSdkError && err.call !== undefined;
+}
