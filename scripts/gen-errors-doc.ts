@@ -9,6 +9,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ERROR_ACTIONS } from '../src/facts/error-actions.js';
 import { ERROR_CODES, ERROR_TYPES, type ErrorCode, type RetryClass } from '../src/facts/error-codes.js';
 import { ENDPOINTS, INTERNAL_ENDPOINT_IDS } from '../src/facts/endpoints.js';
 import { sdkCall } from './gen-endpoints-doc.js';
@@ -70,7 +71,7 @@ function escapeCell(text: string): string {
 
 function codeRow(code: ErrorCode): string {
   const info = ERROR_CODES[code];
-  return `| \`${code}\` | ${info.status} | \`${info.type}\` | \`${info.retry}\` | ${escapeCell(info.action)} |`;
+  return `| \`${code}\` | ${info.status} | \`${info.type}\` | \`${info.retry}\` | ${escapeCell(ERROR_ACTIONS[code])} |`;
 }
 
 function overrideRows(): string[] {

@@ -57,202 +57,112 @@ export interface ErrorCodeInfo {
   readonly type: ErrorType;
   /** Retry class. */
   readonly retry: RetryClass;
-  /** What a caller does about it (for the docs table and error messages). */
-  readonly action: string;
 }
 
-const row = (status: number, type: ErrorType, retry: RetryClass, action: string): ErrorCodeInfo => ({
-  status,
-  type,
-  retry,
-  action,
-});
-
-const FIX = 'Correct the request and call again with a new idempotency key.';
-const FUND = 'Fund the account or lower the amount, then call again with a new idempotency key.';
+const row = (status: number, type: ErrorType, retry: RetryClass): ErrorCodeInfo => ({ status, type, retry });
 
 /** All 50 public codes of the catalogue, in the spec's order. */
 export const ERROR_CODES = {
   /** Token exchange: client id or api key wrong, key disabled or expired, or rotation overlap closed. */
-  invalid_credentials: row(
-    401,
-    'authentication_error',
-    'fatal',
-    'Check the client id and api key (rotation closes old keys with no grace).',
-  ),
+  invalid_credentials: row(401, 'authentication_error', 'fatal'),
   /** Token missing, malformed, expired, or its key disabled, expired or reassigned. */
-  invalid_token: row(
-    401,
-    'authentication_error',
-    'reauth',
-    'The SDK renews the token once and retries; persistent failures mean the key was revoked or reassigned.',
-  ),
+  invalid_token: row(401, 'authentication_error', 'reauth'),
   /** Signature mismatch, or a signature header missing or a non-numeric timestamp. */
-  invalid_signature: row(
-    401,
-    'authentication_error',
-    'fatal',
-    'Check the signing key (not the api key) and that nothing rewrites the body or query in transit.',
-  ),
+  invalid_signature: row(401, 'authentication_error', 'fatal'),
   /** Endpoint must be signed (no emission point currently). */
-  signature_required: row(401, 'authentication_error', 'fatal', 'Sign the request (the SDK signs every write).'),
+  signature_required: row(401, 'authentication_error', 'fatal'),
   /** `x-timestamp` more than 300 s from the service clock (often milliseconds sent). */
-  timestamp_out_of_range: row(
-    401,
-    'authentication_error',
-    'reauth',
-    'The SDK corrects its clock offset from the Date header and retries once; fix the host clock (NTP).',
-  ),
+  timestamp_out_of_range: row(401, 'authentication_error', 'reauth'),
   /** `x-nonce` already used within the 5-minute window. */
-  nonce_reused: row(
-    401,
-    'authentication_error',
-    'reauth',
-    'The SDK sends a fresh nonce per attempt; seeing this means a request was replayed in transit.',
-  ),
+  nonce_reused: row(401, 'authentication_error', 'reauth'),
   /** The token's environment differs from the deployment called. */
-  environment_mismatch: row(
-    400,
-    'invalid_request_error',
-    'fatal',
-    'Use sandbox credentials with the sandbox host and live credentials with the production host.',
-  ),
+  environment_mismatch: row(400, 'invalid_request_error', 'fatal'),
   /** The key lacks the endpoint's scope. */
-  insufficient_scope: row(403, 'permission_error', 'never', 'Grant the endpoint scope to the key (restricted scopes need approval).'),
+  insufficient_scope: row(403, 'permission_error', 'never'),
   /** The caller's IP is not on the key's allowlist. */
-  ip_not_allowed: row(
-    403,
-    'permission_error',
-    'never',
-    'Add the caller IP to the key allowlist (only single IPs, * prefixes and /8, /16, /24 CIDR match).',
-  ),
+  ip_not_allowed: row(403, 'permission_error', 'never'),
   /** Merchant entity nonexistent, suspended, frozen or closed. */
-  merchant_disabled: row(403, 'permission_error', 'never', 'The merchant entity is suspended, frozen or closed; contact the service.'),
+  merchant_disabled: row(403, 'permission_error', 'never'),
   /** A write was sent without `x-idempotency-key`. */
-  idempotency_key_required: row(
-    400,
-    'invalid_request_error',
-    'new_key',
-    'Send an idempotency key (the SDK sends one on every endpoint that takes it).',
-  ),
+  idempotency_key_required: row(400, 'invalid_request_error', 'new_key'),
   /** The key is not UUID-shaped (8-4-4-4-12 hex). */
-  idempotency_key_invalid: row(400, 'invalid_request_error', 'new_key', 'Use an 8-4-4-4-12 hex key.'),
+  idempotency_key_invalid: row(400, 'invalid_request_error', 'new_key'),
   /** `quote_id` sent to an endpoint that prices at execution time. */
-  quote_lock_unsupported: row(400, 'invalid_request_error', 'new_key', 'Do not send quote_id to this endpoint.'),
+  quote_lock_unsupported: row(400, 'invalid_request_error', 'new_key'),
   /** Same key with a different body or a different endpoint. */
-  idempotency_key_reused: row(
-    409,
-    'idempotency_error',
-    'never',
-    'The key was used with another body or endpoint; resend the original body to read the earlier result.',
-  ),
+  idempotency_key_reused: row(409, 'idempotency_error', 'never'),
   /** The first request with this key is still processing. */
-  idempotency_in_progress: row(
-    409,
-    'idempotency_error',
-    'same_key',
-    'The first request with this key is still running; the SDK retries with backoff.',
-  ),
+  idempotency_in_progress: row(409, 'idempotency_error', 'same_key'),
   /** Member unknown, foreign, suspended or blocklisted. */
-  member_not_found: row(404, 'not_found', 'never', 'The member is unknown, foreign, suspended or blocklisted.'),
+  member_not_found: row(404, 'not_found', 'never'),
   /** `x-on-behalf-of` missing on a member-scoped endpoint. */
-  member_context_required: row(400, 'invalid_request_error', 'new_key', 'Call member-scoped endpoints through client.member(id).'),
+  member_context_required: row(400, 'invalid_request_error', 'new_key'),
   /** Member suspended (no emission point currently). */
-  member_suspended: row(400, 'invalid_request_error', 'new_key', 'The member is suspended.'),
+  member_suspended: row(400, 'invalid_request_error', 'new_key'),
   /** Quick KYC not enabled for the merchant. */
-  quick_kyc_disabled: row(400, 'invalid_request_error', 'new_key', 'Quick KYC is not enabled for the merchant.'),
+  quick_kyc_disabled: row(400, 'invalid_request_error', 'new_key'),
   /** The member already has 5 quick KYC bindings. */
-  quick_kyc_limit: row(400, 'invalid_request_error', 'new_key', 'The member already has 5 quick KYC bindings.'),
+  quick_kyc_limit: row(400, 'invalid_request_error', 'new_key'),
   /** No unassigned pool profile matches. */
-  quick_kyc_exhausted: row(
-    400,
-    'invalid_request_error',
-    'new_key',
-    'No unassigned pool profile matches; try another country or identity type.',
-  ),
+  quick_kyc_exhausted: row(400, 'invalid_request_error', 'new_key'),
   /** The quick KYC fee cannot be paid (10 USDT on first allocation). */
-  quick_kyc_unpaid: row(400, 'invalid_request_error', 'new_key', FUND),
+  quick_kyc_unpaid: row(400, 'invalid_request_error', 'new_key'),
   /** The member's KYC level is below the line's requirement. */
-  kyc_required: row(400, 'invalid_request_error', 'new_key', 'Raise the member KYC level, then call again with a new key.'),
+  kyc_required: row(400, 'invalid_request_error', 'new_key'),
   /** The member's available balance in the asset is too low. */
-  insufficient_balance: row(400, 'invalid_request_error', 'new_key', FUND),
+  insufficient_balance: row(400, 'invalid_request_error', 'new_key'),
   /** The merchant prepaid available balance is too low. */
-  merchant_insufficient_funds: row(400, 'invalid_request_error', 'new_key', FUND),
+  merchant_insufficient_funds: row(400, 'invalid_request_error', 'new_key'),
   /** Confirming a withdrawal would make the custody declaration negative. */
-  merchant_custody_shortfall: row(
-    400,
-    'invalid_request_error',
-    'new_key',
-    'Raise the custody declaration for the asset before confirming.',
-  ),
+  merchant_custody_shortfall: row(400, 'invalid_request_error', 'new_key'),
   /** Product not authorised, withdrawn from sale, or prerequisites unmet. */
-  product_not_available: row(
-    400,
-    'invalid_request_error',
-    'never',
-    'The product is not authorised, withdrawn or its prerequisites are unmet.',
-  ),
+  product_not_available: row(400, 'invalid_request_error', 'never'),
   /** The card does not support the operation. */
-  card_operation_not_supported: row(400, 'invalid_request_error', 'new_key', 'The card does not support the operation.'),
+  card_operation_not_supported: row(400, 'invalid_request_error', 'new_key'),
   /** A limit was reached (`limit_type`, `limit_scope` when present). */
-  limit_exceeded: row(
-    400,
-    'invalid_request_error',
-    'new_key',
-    'A limit was reached (see limit_type and limit_scope); lower the amount or wait.',
-  ),
+  limit_exceeded: row(400, 'invalid_request_error', 'new_key'),
   /** Amount outside the product's permitted range (or below the slippage floor). */
-  amount_out_of_range: row(
-    400,
-    'invalid_request_error',
-    'new_key',
-    'Use an amount within the product range (or above the slippage floor).',
-  ),
+  amount_out_of_range: row(400, 'invalid_request_error', 'new_key'),
   /** Risk-control rejection, with no reason given. */
-  request_rejected: row(400, 'invalid_request_error', 'never', 'Rejected by risk control; no reason is given. Do not retry.'),
+  request_rejected: row(400, 'invalid_request_error', 'never'),
   /** Strong authentication by the end user is needed (`hosted_url`). */
-  step_up_required: row(
-    400,
-    'invalid_request_error',
-    'after_step_up',
-    'Send the end user to hosted_url, then retry with the same idempotency key.',
-  ),
+  step_up_required: row(400, 'invalid_request_error', 'after_step_up'),
   /** The order is past its cancellable point. */
-  order_not_cancellable: row(400, 'invalid_request_error', 'never', 'The order is past its cancellable point.'),
+  order_not_cancellable: row(400, 'invalid_request_error', 'never'),
   /** Asset not on the allowlist, disabled, or without a channel. */
-  asset_not_allowed: row(400, 'invalid_request_error', 'new_key', 'Use an enabled asset on the allowlist.'),
+  asset_not_allowed: row(400, 'invalid_request_error', 'new_key'),
   /** Malformed JSON, missing fields, unknown enums, bad amount format or precision. */
-  invalid_request: row(400, 'invalid_request_error', 'new_key', FIX),
+  invalid_request: row(400, 'invalid_request_error', 'new_key'),
   /** Unsupported uploaded file type. */
-  kyc_upload_invalid: row(400, 'invalid_request_error', 'new_key', 'Upload a supported file type.'),
+  kyc_upload_invalid: row(400, 'invalid_request_error', 'new_key'),
   /** KYC file over the per-file size limit. */
-  kyc_upload_too_large: row(400, 'invalid_request_error', 'new_key', 'Upload a smaller file.'),
+  kyc_upload_too_large: row(400, 'invalid_request_error', 'new_key'),
   /** Per-field validation failed (`fields` of `key` and `reason`). */
-  invalid_fields: row(400, 'invalid_request_error', 'new_key', 'Correct the fields named in fields[], then call again with a new key.'),
+  invalid_fields: row(400, 'invalid_request_error', 'new_key'),
   /** Remittance corridor unavailable. */
-  corridor_not_supported: row(400, 'invalid_request_error', 'new_key', 'Pick a corridor from remittances.corridors().'),
+  corridor_not_supported: row(400, 'invalid_request_error', 'new_key'),
   /** Referenced object not under this member, or nonexistent. */
-  resource_not_found: row(404, 'not_found', 'never', 'The referenced object is not under this member or does not exist.'),
+  resource_not_found: row(404, 'not_found', 'never'),
   /** Action invalid in the object's current state. */
-  state_invalid: row(400, 'invalid_request_error', 'never', 'The action is not valid in the object current state; read it again.'),
+  state_invalid: row(400, 'invalid_request_error', 'never'),
   /** An identical record already exists. */
-  duplicate_resource: row(409, 'idempotency_error', 'new_key', 'An identical record already exists.'),
+  duplicate_resource: row(409, 'idempotency_error', 'new_key'),
   /** Withdrawal address not allowed (own deposit address, blocklisted, bad format or chain). */
-  address_not_allowed: row(400, 'invalid_request_error', 'new_key', 'Use a registered, usable withdrawal address.'),
+  address_not_allowed: row(400, 'invalid_request_error', 'new_key'),
   /** Payment QR cannot be decoded, is unsupported, or was rejected upstream. */
-  qr_code_invalid: row(400, 'invalid_request_error', 'new_key', 'The QR payload cannot be decoded or is unsupported.'),
+  qr_code_invalid: row(400, 'invalid_request_error', 'new_key'),
   /** Path or object nonexistent or not yours; sandbox-only endpoints on live. */
-  not_found: row(404, 'not_found', 'never', 'The path or object does not exist or is not yours (sandbox-only endpoints on live).'),
+  not_found: row(404, 'not_found', 'never'),
   /** Quota exceeded (`Retry-After`). */
-  rate_limited: row(429, 'rate_limit_error', 'after_wait', 'The SDK waits Retry-After and retries with the same key.'),
+  rate_limited: row(429, 'rate_limit_error', 'after_wait'),
   /** Internal error. */
-  api_error: row(500, 'api_error', 'same_key', 'The SDK retries with the same key; report the request_id if it persists.'),
+  api_error: row(500, 'api_error', 'same_key'),
   /** Upstream provider unavailable. */
-  upstream_error: row(502, 'upstream_error', 'same_key', 'The SDK retries with the same key.'),
+  upstream_error: row(502, 'upstream_error', 'same_key'),
   /** Upstream timeout, outcome unknown. */
-  upstream_timeout: row(504, 'upstream_timeout', 'same_key', 'The outcome is unknown; the SDK retries with the same key, never a new one.'),
+  upstream_timeout: row(504, 'upstream_timeout', 'same_key'),
   /** Line temporarily unavailable (funding, configuration or upstream). */
-  service_unavailable: row(400, 'invalid_request_error', 'new_key', 'The line is temporarily unavailable; try later (not queued).'),
+  service_unavailable: row(400, 'invalid_request_error', 'new_key'),
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /**
