@@ -179,11 +179,6 @@ export class KeyRing {
     return validUntil;
   }
 
-  /** The rotated-out key's cut (business-clock ms), or undefined when none is pending at `now`. */
-  previousValidUntil(now: number): number | undefined {
-    return this.previous !== undefined && now < this.previous.validUntil ? this.previous.validUntil : undefined;
-  }
-
   /** Back to the initial credentials, without a previous key (`reset()`); tokens are revoked. */
   restore(): void {
     this.credentials = { ...this.initial };
