@@ -21,12 +21,34 @@ export type SandboxEnvironment = 'sandbox' | 'live';
 interface TokenRow {
   expiresAt: number;
   environment: SandboxEnvironment;
+  /** The sandbox key generation the token was issued to (rotations count up); 0 for live. */
+  generation: number;
 }
 
-/** A key identified by its credentials at token exchange. */
+/** A key identified by its credentials at token exchange, or by a token it was issued. */
 export interface KeyRow {
   readonly environment: SandboxEnvironment;
   readonly signingKey: string;
+  /** The key's api key (the signature diagnosis tells a request signed with it). */
+  readonly apiKey: string;
+  /** The sandbox key generation (0 for live). */
+  readonly generation: number;
+}
+
+/** What {@link KeyRing.rotate} takes: new values (generated when absent) and the overlap. */
+export interface RotationInput extends Partial<SandboxCredentials> {
+  /** How long the old key and its tokens stay valid, in business-clock ms (0: cut at once). */
+  readonly overlapMs?: number;
+  /** Generate a new client id too (default: keep it, unless `clientId` is given). */
+  readonly newClientId?: boolean;
+}
+
+/** The rotated-out key during its overlap. */
+interface PreviousKey {
+  readonly credentials: SandboxCredentials;
+  readonly generation: number;
+  /** Business-clock ms at which it stops (spec: `prev_valid_until`, no grace). */
+  readonly validUntil: number;
 }
 
 /** Constant-time string comparison that tolerates different lengths. */
@@ -51,6 +73,10 @@ function randomCredentials(env: 'sbx' | 'live'): SandboxCredentials {
  */
 export class KeyRing {
   credentials: SandboxCredentials;
+  /** The key in its rotation overlap, if any. */
+  private previous: PreviousKey | undefined;
+  private generation = 1;
+  private readonly initial: SandboxCredentials;
   readonly live: SandboxCredentials = randomCredentials('live');
   enabled = true;
   /**
@@ -62,6 +88,21 @@ export class KeyRing {
 
   constructor(initial: Partial<SandboxCredentials>) {
     this.credentials = { ...randomCredentials('sbx'), ...initial };
+    this.initial = { ...this.credentials };
+  }
+
+  /** The sandbox key's row of `generation` when it is usable at `now` (current, or previous before its cut). */
+  private sandboxRow(generation: number, now: number): KeyRow | undefined {
+    if (!this.enabled) return undefined;
+    if (generation === this.generation) return this.rowOf(this.credentials, generation);
+    const prev = this.previous;
+    // The cut has no grace: at `validUntil` exactly the old key is refused.
+    if (prev !== undefined && prev.generation === generation && now < prev.validUntil) return this.rowOf(prev.credentials, generation);
+    return undefined;
+  }
+
+  private rowOf(c: SandboxCredentials, generation: number): KeyRow {
+    return { environment: generation === 0 ? 'live' : 'sandbox', signingKey: c.signingKey, apiKey: c.apiKey, generation };
   }
 
   /**
@@ -69,39 +110,47 @@ export class KeyRing {
    * never used for it). Missing, empty and wrong credentials, and a disabled key, share one
    * response (spec: `invalid_credentials`).
    */
-  identify(clientId: string | undefined, apiKey: string | undefined): KeyRow {
+  identify(clientId: string | undefined, apiKey: string | undefined, now: number): KeyRow {
     const matches = (c: SandboxCredentials): boolean =>
       clientId !== undefined && apiKey !== undefined && safeEqual(clientId, c.clientId) && safeEqual(apiKey, c.apiKey);
-    if (this.enabled && matches(this.credentials)) return { environment: 'sandbox', signingKey: this.credentials.signingKey };
-    if (matches(this.live)) return { environment: 'live', signingKey: this.live.signingKey };
+    if (matches(this.credentials)) {
+      const row = this.sandboxRow(this.generation, now);
+      if (row) return row;
+    }
+    if (this.previous !== undefined && matches(this.previous.credentials)) {
+      const row = this.sandboxRow(this.previous.generation, now);
+      if (row) return row;
+    }
+    if (matches(this.live)) return this.rowOf(this.live, 0);
     return fail('invalid_credentials', 'Invalid client id or API key.');
   }
 
-  /** Issues a token of the key's environment, valid 30 minutes of business time. */
-  issue(environment: SandboxEnvironment, now: number): { token: string; expiresAt: number } {
-    const token = `tok_${environment === 'live' ? 'live' : 'sbx'}_${hex(24)}`;
+  /** Issues a token to the key, valid 30 minutes of business time (and while its key is). */
+  issue(key: KeyRow, now: number): { token: string; expiresAt: number } {
+    const token = `tok_${key.environment === 'live' ? 'live' : 'sbx'}_${hex(24)}`;
     const expiresAt = now + TOKEN_TTL_MS;
-    this.tokens.set(token, { expiresAt, environment });
+    this.tokens.set(token, { expiresAt, environment: key.environment, generation: key.generation });
     return { token, expiresAt };
   }
 
   /**
    * Reads `x-auth-token: Bearer X` (preferred) or `authorization: Bearer X`. Missing,
-   * malformed, unknown, expired (by business time) or of a disabled key: `invalid_token`.
-   * Returns the key row the token belongs to.
+   * malformed, unknown, expired (by business time), of a disabled key or of a key rotated out
+   * past its cut: `invalid_token`. Returns the key row the token was issued to, whose signing
+   * key verifies the request's signature (a token and its signing key are one pair).
    */
   verify(headers: Record<string, string>, now: number): KeyRow {
     const raw = headers['x-auth-token'] ?? headers['authorization'];
     const match = raw === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(raw);
     const row = match?.[1] === undefined ? undefined : this.tokens.get(match[1]);
-    const usable = row !== undefined && row.expiresAt > now && (row.environment === 'live' || this.enabled);
-    if (!usable) fail('invalid_token', 'The access token is missing, invalid or expired.');
-    return { environment: row.environment, signingKey: this.signingKeyOf(row.environment) };
-  }
-
-  /** The signing key of an environment's key. */
-  signingKeyOf(environment: SandboxEnvironment): string {
-    return environment === 'live' ? this.live.signingKey : this.credentials.signingKey;
+    const key =
+      row === undefined || row.expiresAt <= now
+        ? undefined
+        : row.environment === 'live'
+          ? this.rowOf(this.live, 0)
+          : this.sandboxRow(row.generation, now);
+    if (key === undefined) return fail('invalid_token', 'The access token is missing, invalid or expired.');
+    return key;
   }
 
   /** Invalidates every issued token. */
@@ -109,14 +158,32 @@ export class KeyRing {
     this.tokens.clear();
   }
 
-  /** Issues a new api key and signing key; old ones stop at once (no grace), tokens too. */
-  rotate(next: Partial<SandboxCredentials> = {}): SandboxCredentials {
+  /**
+   * Rotates the sandbox key: new api key and signing key (and client id when asked), generated
+   * unless given. The old key and the tokens issued to it stay valid for `overlapMs` of business
+   * time and stop at the cut, with no grace (spec: `prev_valid_until`). A key already in its
+   * overlap stops at once: one key has one previous key. Returns the cut (business-clock ms).
+   */
+  rotate(next: RotationInput, now: number): number {
+    const overlapMs = next.overlapMs ?? 0;
+    if (!Number.isFinite(overlapMs) || overlapMs < 0) throw new Error('sandbox: overlapMs must be a finite number of ms, 0 or more');
+    if (next.newClientId === true && next.clientId !== undefined) throw new Error('sandbox: give clientId or newClientId, not both');
+    const validUntil = now + Math.trunc(overlapMs);
+    this.previous = { credentials: this.credentials, generation: this.generation, validUntil };
+    this.generation += 1;
     this.credentials = {
-      clientId: next.clientId ?? this.credentials.clientId,
+      clientId: next.clientId ?? (next.newClientId === true ? `cli_sbx_${hex(8)}` : this.credentials.clientId),
       apiKey: next.apiKey ?? `ak_sbx_${hex(16)}`,
       signingKey: next.signingKey ?? `sk_sbx_${hex(16)}`,
     };
+    return validUntil;
+  }
+
+  /** Back to the initial credentials, without a previous key (`reset()`); tokens are revoked. */
+  restore(): void {
+    this.credentials = { ...this.initial };
+    this.previous = undefined;
+    this.generation += 1;
     this.revokeTokens();
-    return this.credentials;
   }
 }

@@ -9,7 +9,15 @@
  * @packageDocumentation
  */
 export { createSandbox } from './sandbox.js';
-export type { Sandbox, SandboxListenOptions, SandboxOptions, SandboxStats, RequestLog } from './sandbox-types.js';
+export type {
+  Sandbox,
+  SandboxListenOptions,
+  SandboxOptions,
+  SandboxRotation,
+  SandboxRotationOptions,
+  SandboxStats,
+  RequestLog,
+} from './sandbox-types.js';
 export type { SandboxCredentials, SandboxEnvironment } from './auth.js';
 export type { SandboxClock } from './clock.js';
 export type { Fault, FaultMatch, FaultOptions, InjectedFault, SandboxFaults } from './faults.js';

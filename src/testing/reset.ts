@@ -1,6 +1,6 @@
 /**
- * `sandbox.reset()`: back to the state of a new sandbox with the same options (credentials,
- * merchant id and webhook secret kept), in place, so that every object a test or the admin API
+ * `sandbox.reset()`: back to the state of a new sandbox with the same options (initial
+ * credentials; merchant id and webhook secret kept), in place, so that every object a test or the admin API
  * holds (`sandbox.state`, `faults`, `clock`, `requests`, `webhooks`, `stats`) stays valid.
  */
 import type { InternalClock } from './clock.js';
@@ -39,7 +39,7 @@ export function resetSandbox(p: ResetParts): void {
   deps.nonces = new NonceStore();
   deps.limiter.reset();
   for (const [name, value] of Object.entries(p.quotas)) deps.limiter.setQuota(name as QuotaName, value);
-  deps.keys.revokeTokens();
+  deps.keys.restore();
   deps.keys.enabled = true;
   deps.webhooks.clear();
   deps.requests.length = 0;

@@ -71,6 +71,35 @@ export interface SandboxListenOptions extends ListenOptions {
   environment?: SandboxEnvironment;
 }
 
+/**
+ * Options of `sandbox.rotateCredentials()`: the new values (generated when absent) and how long
+ * the old key keeps working.
+ */
+export interface SandboxRotationOptions extends Partial<SandboxCredentials> {
+  /**
+   * How long the old credentials, the tokens issued to them and signatures with the old signing
+   * key keep working, in ms of business time (`sandbox.clock`, which tests step). Default 0:
+   * the old key stops at once. The cut has no grace (spec: `prev_valid_until`).
+   */
+  overlapMs?: number;
+  /**
+   * Give the key a new random client id too. The spec does not say whether a rotation keeps the
+   * client id; by default the sandbox keeps it (unless `clientId` is given), and this option
+   * rehearses the other case. Not with `clientId`.
+   */
+  newClientId?: boolean;
+}
+
+/** What `sandbox.rotateCredentials()` returns: the new credentials and the old key's cut. */
+export interface SandboxRotation extends SandboxCredentials {
+  /**
+   * When the old key and its tokens stop, in Unix ms of business time (`sandbox.clock.now()`):
+   * valid before it, refused from it on (spec: `prev_valid_until`, no grace). Not enumerable:
+   * `{ baseUrl, ...rotation }` gives `new MerchantClient()` the three credentials only.
+   */
+  readonly prevValidUntil: number;
+}
+
 /** Counters for assertions. */
 export interface SandboxStats {
   /** Successful token exchanges. */
@@ -94,7 +123,10 @@ export type RequestLog = RecordedRequest[] & {
 
 /** One simulated Merchant Stablecoin Account service. */
 export interface Sandbox {
-  /** The sandbox key's credentials (sandbox-only values). Change with `rotateCredentials()`. */
+  /**
+   * The sandbox key's current credentials (sandbox-only values): the new ones from a
+   * `rotateCredentials()` on, the initial ones again after `reset()`.
+   */
   readonly credentials: SandboxCredentials;
   /**
    * The same merchant's live key: usable on the simulated production host (`liveBaseUrl`,
@@ -138,8 +170,19 @@ export interface Sandbox {
   setQuota(name: QuotaName, perMinute: number): void;
   /** Invalidates every issued token (`invalid_token` next). */
   revokeTokens(): void;
-  /** New api key and signing key (old ones stop at once, tokens too); returns the new credentials. */
-  rotateCredentials(next?: Partial<SandboxCredentials>): SandboxCredentials;
+  /**
+   * Rotates the sandbox key: a new api key and signing key (and client id with `newClientId`),
+   * generated unless given. For `overlapMs` of business time both keys work: token exchange with
+   * either, tokens issued to either, each signed with its own key's signing key (a token and a
+   * signing key of different keys get `invalid_signature`). At the cut, with no grace, the old
+   * key gets `invalid_credentials` and its tokens `invalid_token`. A rotation during an overlap
+   * ends the earlier one at once. Throws on a negative or non-finite `overlapMs`.
+   *
+   * @example
+   * const next = sandbox.rotateCredentials({ overlapMs: 60_000 });
+   * sandbox.clock.advance(60_000); // the cut: the old key and its tokens are refused from here
+   */
+  rotateCredentials(options?: SandboxRotationOptions): SandboxRotation;
   /** Disables the key: token exchange `invalid_credentials`, tokens `invalid_token`. */
   disableKey(): void;
   /** Re-enables a disabled key. */
@@ -161,7 +204,7 @@ export interface Sandbox {
    * (applied again), no fault, no request, no receiver or event, fresh windows and counters,
    * tokens revoked, the key enabled with its initial scopes, IP allowlists and the client IP as
    * at creation, both clocks on real time (the signature clock skewed by the `signatureSkewMs`
-   * option only). Credentials,
+   * option only), the initial credentials (a rotation undone, no old key in overlap). The
    * merchant id and webhook secret are kept; objects already obtained (`state`, `faults`,
    * `clock`, `requests`, `webhooks`, `stats`) stay valid.
    */

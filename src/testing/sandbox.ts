@@ -30,7 +30,7 @@ import type { Store } from './store.js';
 import { sweep } from './sweep.js';
 import { createWebhooks } from './webhooks.js';
 import type { InternalWebhooks } from './webhook-types.js';
-import type { RequestLog, Sandbox, SandboxListenOptions, SandboxOptions } from './sandbox-types.js';
+import type { RequestLog, Sandbox, SandboxListenOptions, SandboxOptions, SandboxRotation } from './sandbox-types.js';
 
 function allLines(value: boolean): Record<LineName, boolean> {
   const names: LineName[] = ['withdraw', 'deposit', 'conversion', 'exchange', 'qrpay', 'remit', 'card', 'deposit_address'];
@@ -125,11 +125,21 @@ function clientOf(
   return createSandboxClient(live ? keys.live : keys.credentials, sandboxFetch, { baseUrl, ...opts });
 }
 
-/** The key row switches of the `Sandbox` interface. */
-function keyControls(keys: KeyRing): Pick<Sandbox, 'revokeTokens' | 'rotateCredentials' | 'disableKey' | 'enableKey' | 'setIpAllowlist'> {
+/** The key row switches of the `Sandbox` interface; a rotation's overlap runs on business time. */
+function keyControls(
+  keys: KeyRing,
+  clock: SandboxClock,
+): Pick<Sandbox, 'revokeTokens' | 'rotateCredentials' | 'disableKey' | 'enableKey' | 'setIpAllowlist'> {
   return {
     revokeTokens: () => keys.revokeTokens(),
-    rotateCredentials: (next) => ({ ...keys.rotate(next) }),
+    rotateCredentials: (options = {}) => {
+      const prevValidUntil = keys.rotate(options, clock.now());
+      // Not enumerable, so spreading the answer gives the three credentials a client takes.
+      return Object.defineProperty({ ...keys.credentials }, 'prevValidUntil', {
+        value: prevValidUntil,
+        enumerable: false,
+      }) as SandboxRotation;
+    },
     disableKey() {
       keys.enabled = false;
     },
@@ -229,7 +239,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       scopes = normalizeScopes(next);
     },
     setQuota: (name, perMinute) => limiter.setQuota(name, perMinute),
-    ...keyControls(keys),
+    ...keyControls(keys, clock),
     setClientIp(ip) {
       clientIp = ip;
     },

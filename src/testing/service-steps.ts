@@ -70,10 +70,10 @@ export function exchangeToken(deps: ServiceDeps, x: Exchange): StoredResponse {
   const now = clock.now();
   store.stats.tokenExchangeAttempts += 1;
   if (!limiter.admit('token', 'merchant', now)) fail('rate_limited', 'Too many token exchanges.', RATE_LIMITED);
-  const key = keys.identify(x.headers['x-client-id'], x.headers['x-api-key']);
+  const key = keys.identify(x.headers['x-client-id'], x.headers['x-api-key'], now);
   checkEnvironment(key, x);
   checkIp(deps, key, x);
-  const { token, expiresAt } = keys.issue(key.environment, now);
+  const { token, expiresAt } = keys.issue(key, now);
   store.stats.tokenExchanges += 1;
   // The token lives 30 minutes of business time (moving it expires tokens, as renewal tests want);
   // `expired_at` is told on the signature clock, the `Date` header's, so that a client's own clock
@@ -107,7 +107,7 @@ export function checkSignature(deps: ServiceDeps, x: Exchange, key: KeyRow): voi
 function verifyDiagnosed(deps: ServiceDeps, x: Exchange, key: KeyRow): void {
   const { method, pathWithQuery, headers, body, requestId } = x;
   const now = deps.clock.signatureNow();
-  const keysForDiagnosis = { signingKey: key.signingKey, apiKey: deps.keys.credentials.apiKey };
+  const keysForDiagnosis = { signingKey: key.signingKey, apiKey: key.apiKey };
   const input = { method, pathWithQuery, headers, body, requestId, now, keys: keysForDiagnosis, requests: deps.requests };
   withDiagnosis(input, () => verifySignature({ method, pathWithQuery, headers, body }, key.signingKey, deps.nonces, now, key.environment));
 }

@@ -10,6 +10,7 @@ import type { SandboxResponse } from '../responses.js';
 import type { SandboxRequest } from '../service.js';
 import { controlRoutes } from './control-routes.js';
 import { AdminError, adminHtml, adminJson, matchPath, objectBody, type AdminRoute } from './http.js';
+import { keyRoutes } from './key-routes.js';
 import { openApiResponse } from './openapi.js';
 import { stateRoutes } from './state-routes.js';
 import { membersView, type AdminHost } from './views.js';
@@ -44,6 +45,7 @@ export function adminRoutes(host: AdminHost): AdminRoute[] {
     { method: 'GET', path: `${PREFIX}/openapi.json`, run: openApiResponse },
     ...stateRoutes(host, armed),
     ...controlRoutes(host, armed),
+    ...keyRoutes(host),
   ];
 }
 

@@ -56,6 +56,11 @@ Options:
 
 Prints only the values it generated: a credential or secret given by flag or environment is
 never printed. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+
+Key rotation: POST /__sandbox/credentials/rotate with {"overlap_ms": n} gives the key a new api
+key and signing key ("new_client_id": true for a new client id too); the old ones and their
+tokens work for n ms of the sandbox clock (POST /__sandbox/clock steps it), then stop with no
+grace. The answer carries the new generated values; this command's output never does.
 Documentation: node_modules/merchant-stablecoin/docs/sandbox-server.md (in the project that
 installed the package; docs/sandbox-server.md in a clone).
 `;

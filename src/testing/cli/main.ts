@@ -59,6 +59,8 @@ function banner(server: SandboxServer, values: readonly Printed[], notes: readon
     `# Merchant Stablecoin sandbox listening on ${server.url}`,
     `# Inspector page and admin API: ${server.url}/__sandbox/`,
     `# OpenAPI document (generate a client from it): ${server.url}/__sandbox/openapi.json`,
+    // A rotation answers its new values to the caller, once; this output never repeats them.
+    `# Rotate the key: POST ${server.url}/__sandbox/credentials/rotate {"overlap_ms": n}`,
     ...notes,
     `export MERCHANT_API_BASE_URL=${shellQuote(server.url)}`,
     ...values.filter((v) => v.generated).map((v) => `export ${v.name}=${shellQuote(v.value)}`),
