@@ -115,7 +115,9 @@ export async function startWorker(name: string, env: Record<string, string>, opt
       if (waiters[i]!.type === m.type) waiters.splice(i, 1)[0]!.resolve(m);
     }
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': 'exit' can come before the last messages of the IPC channel are read (a
+  // worker that sent 'done' and left at once looked, on a loaded machine, like one that never did).
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return {
     child,
     messages,

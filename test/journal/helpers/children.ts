@@ -91,7 +91,8 @@ function forkChild(file: string, env: Record<string, string>): Child {
     messages.push(m);
     for (let i = waiters.length - 1; i >= 0; i--) if (waiters[i]!.matches(m)) waiters.splice(i, 1)[0]!.resolve(m);
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': 'exit' can come before the last messages of the IPC channel are read.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return {
     process: child,
     exited,
