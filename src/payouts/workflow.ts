@@ -2,9 +2,9 @@ import type { RecoveredIntent, RecoveryReport } from '../core/journal/report.js'
 import { InvalidArgumentError } from '../core/errors/errors.js';
 import type { AmountInput } from '../money.js';
 import { amount, checkMaxChars, checkNonBlank } from '../resources/guards.js';
-import { readFailure } from './answers.js';
 import { PayoutContext } from './context.js';
-import { debitAnswered, debitStep } from './debit-step.js';
+import { applyRecovered } from './recovery.js';
+import { debitStep } from './debit-step.js';
 import { cancelPayout, custodyRaised, resolveDecision, type PayoutDecision } from './decisions.js';
 import { PayoutWorkflowError } from './errors.js';
 import { debitKeyFor } from './keys.js';
@@ -12,7 +12,7 @@ import { resolvePayoutOptions, type PayoutWorkflowOptions } from './options.js';
 import { applyReport, handOut, payStep, sweepStep } from './payment.js';
 import { isFinalPayoutState, type PayoutRecord } from './record.js';
 import { runPass, type PayoutPassSummary } from './pass.js';
-import { currentSettleKey, settleAnswered, settleStep } from './settle-step.js';
+import { settleStep } from './settle-step.js';
 import { PayoutTelemetry } from './telemetry.js';
 
 /** A payout to start: the merchant's reference and the debit's body. */
@@ -263,12 +263,12 @@ export class PayoutWorkflow {
 
   /**
    * Hands the payouts the results `client.recover()` got for their calls (a debit, confirm or
-   * fail journaled by the client and resent after a crash). Resolves with the references written.
+   * fail journaled by the client and resent after a crash). Resolves with the keys applied.
    * Without it nothing is lost: the next pass sends the same key and the service replays the answer.
    */
   async applyRecovery(report: RecoveryReport): Promise<string[]> {
     const written: string[] = [];
-    for (const entry of report.intents) if (await this.applyRecoveredIntent(entry)) written.push(entry.intent.key);
+    for (const entry of report.intents) if (await applyRecovered(this.#ctx, entry)) written.push(entry.intent.key);
     return written;
   }
 
@@ -277,28 +277,9 @@ export class PayoutWorkflow {
    * over: the client settles the intent only after this resolves, so a crash in between hands the
    * same result over again. Resolves true when it moved a payout on.
    */
-  async applyRecoveredIntent(entry: RecoveredIntent): Promise<boolean> {
-    if (entry.outcome !== 'resent' && entry.outcome !== 'failed') return false;
-    const found = await findByKey(this.#ctx, entry.intent.key);
-    if (found === undefined) return false;
-    const answer = entry.outcome === 'resent' ? { kind: 'done' as const, body: entry.result } : readFailure(entry.error);
-    const next = found.debit ? await debitAnswered(this.#ctx, found.r, answer) : await settleAnswered(this.#ctx, found.r, answer);
-    return next !== undefined;
+  applyRecoveredIntent(entry: RecoveredIntent): Promise<boolean> {
+    return applyRecovered(this.#ctx, entry);
   }
-}
-
-/** The open payout whose debit, or current confirm or fail attempt, carries `key`. */
-async function findByKey(ctx: PayoutContext, key: string): Promise<{ r: PayoutRecord; debit: boolean } | undefined> {
-  let after: { createdAt: number; reference: string } | undefined;
-  do {
-    const page = await ctx.store.list({ states: ['debit_pending', 'paid', 'unpaid'], limit: 100, after });
-    for (const r of page.records) {
-      if (r.state === 'debit_pending' && r.debitKey === key) return { r, debit: true };
-      if (r.settle?.sent === true && currentSettleKey(ctx, r) === key) return { r, debit: false };
-    }
-    after = page.next;
-  } while (after !== undefined);
-  return undefined;
 }
 
 function samePayout(a: PayoutRecord, b: PayoutRecord): boolean {

@@ -14,12 +14,12 @@ import { makePayoutTable } from './helpers/tables.js';
 
 const PATIENT = { statementTimeoutMs: 120_000 } as const;
 
-/** Polls `check` until it holds (a condition, never a fixed sleep), failing past a generous bound. */
+/** Polls `check` until it holds (each check is a round trip to the server: no timer paces it), failing past a generous bound. */
 async function until(check: () => Promise<boolean>, what: string, boundMs = 60_000): Promise<void> {
   const start = performance.now();
   while (!(await check())) {
     if (performance.now() - start > boundMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
